@@ -1,0 +1,232 @@
+"""The prompt IR: what a provider would receive, in the order it serialises it.
+
+Every source format (Jinja, Prompty, dotprompt, message files, later Python)
+reads its file into a `PromptTemplate`; everything after that stage (analysis,
+rules, economics, reports) reads only this module's types. Each part keeps a
+`Span` into the file the user edits, so a finding points at a line and column
+even through includes and front matter.
+"""
+
+from __future__ import annotations
+
+import bisect
+import enum
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+class Volatility(enum.IntEnum):
+    """How often a slot's value changes; higher means more often."""
+
+    STATIC = 0
+    DEPLOY = 1
+    DAY = 2
+    USER = 3
+    SESSION = 4
+    REQUEST = 5
+    NONDETERMINISTIC = 6
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> "Volatility":
+        try:
+            return cls[text.strip().upper()]
+        except KeyError:
+            names = ", ".join(v.label for v in cls)
+            raise ValueError(f"unknown volatility {text!r} (expected one of: {names})") from None
+
+
+class Scope(enum.Enum):
+    """Who shares a cached prefix. A slot breaks a scope's prefix when its
+    volatility is at or above the scope's threshold."""
+
+    GLOBAL = ("global", Volatility.USER)  # shared by all users
+    USER = ("user", Volatility.SESSION)  # shared by one user's sessions
+    SESSION = ("session", Volatility.REQUEST)  # shared by one session's requests
+
+    def __init__(self, key: str, threshold: Volatility):
+        self.key = key
+        self.threshold = threshold
+
+    def varies(self, volatility: Volatility) -> bool:
+        return volatility >= self.threshold
+
+
+class SourceFile:
+    """A file's decoded text and its line index (offsets are characters)."""
+
+    def __init__(self, path: Path | str, text: str, display_path: str | None = None):
+        self.path = Path(path)
+        self.text = text
+        self.display_path = display_path or str(path)
+        self._line_starts = [0]
+        for i, ch in enumerate(text):
+            if ch == "\n":
+                self._line_starts.append(i + 1)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a character offset."""
+        offset = max(0, min(offset, len(self.text)))
+        line = bisect.bisect_right(self._line_starts, offset) - 1
+        return line + 1, offset - self._line_starts[line] + 1
+
+    def offset_of_line(self, line: int) -> int:
+        """Character offset of the start of a 1-based line."""
+        line = max(1, min(line, len(self._line_starts)))
+        return self._line_starts[line - 1]
+
+    def __repr__(self) -> str:
+        return f"SourceFile({self.display_path!r})"
+
+
+@dataclass(frozen=True)
+class Span:
+    """Character offsets [start, end) in one source file."""
+
+    file: SourceFile
+    start: int
+    end: int
+
+    @property
+    def line_col(self) -> tuple[int, int]:
+        return self.file.position(self.start)
+
+    @property
+    def end_line_col(self) -> tuple[int, int]:
+        return self.file.position(self.end)
+
+    def location(self) -> str:
+        line, col = self.line_col
+        return f"{self.file.display_path}:{line}:{col}"
+
+    @property
+    def source_text(self) -> str:
+        return self.file.text[self.start : self.end]
+
+
+class SlotKind(enum.Enum):
+    VARIABLE = "variable"  # {{ name }}
+    EXPRESSION = "expression"  # {{ a ~ b | f }}, {{ now() }}
+    LOOP = "loop"  # {% for %} region: children repeat per item
+    CONDITIONAL = "conditional"  # {% if %} region: children or else_children
+    CALL = "call"  # macro call: children are the macro body
+    INCLUDE = "include"  # children are the included file's parts
+
+
+@dataclass
+class Text:
+    """Literal text exactly as the provider receives it."""
+
+    text: str
+    span: Span | None = None
+
+
+@dataclass
+class Slot:
+    """A templated value or region whose text is known only at request time.
+
+    `volatility` and `reason` say how often it changes and why we think so.
+    `samples` are known example values (from front matter or config); when
+    there are none the analysis generates them from the volatility class.
+    Regions (loops, conditionals, calls, includes) carry `children`.
+    """
+
+    label: str  # what the user wrote, e.g. "{{ now }}" or "for doc in documents"
+    kind: SlotKind
+    volatility: Volatility
+    reason: str
+    span: Span | None = None
+    names: tuple[str, ...] = ()  # the inputs it depends on
+    samples: tuple[str, ...] = ()
+    children: list["Part"] = field(default_factory=list)
+    else_children: list["Part"] = field(default_factory=list)
+    order_varies: bool = False  # loop order can change between identical requests
+
+    @property
+    def is_region(self) -> bool:
+        return self.kind in (SlotKind.LOOP, SlotKind.CONDITIONAL, SlotKind.CALL, SlotKind.INCLUDE)
+
+
+@dataclass
+class Breakpoint:
+    """An explicit cache breakpoint (Anthropic `cache_control`, Bedrock `cachePoint`)."""
+
+    ttl: str = "5m"
+    span: Span | None = None
+
+
+Part = Text | Slot | Breakpoint
+
+
+@dataclass
+class Section:
+    """One block of the request in provider order: tools, system, developer,
+    user, assistant, tool (results)."""
+
+    role: str
+    parts: list[Part] = field(default_factory=list)
+    span: Span | None = None
+
+
+@dataclass
+class Variable:
+    """A declared input (front matter, schema, config) with what we know of it."""
+
+    name: str
+    samples: tuple[str, ...] = ()
+    volatility: Volatility | None = None
+    reason: str = ""
+
+
+@dataclass
+class PromptTemplate:
+    """One prompt as a provider would receive it."""
+
+    name: str
+    source: SourceFile
+    format: str  # jinja, text, prompty, dotprompt, messages-openai, messages-anthropic, python
+    sections: list[Section] = field(default_factory=list)
+    variables: dict[str, Variable] = field(default_factory=dict)
+    model: str | None = None  # the model the file names, if any
+    span: Span | None = None  # where the prompt starts (for prompts inside bigger files)
+
+    def location(self) -> str:
+        if self.span is not None:
+            return self.span.location()
+        return self.source.display_path
+
+    def iter_parts(self):
+        """Yield (section, part, depth) for every part, regions depth-first."""
+
+        def walk(parts, section, depth):
+            for part in parts:
+                yield section, part, depth
+                if isinstance(part, Slot):
+                    yield from walk(part.children, section, depth + 1)
+                    yield from walk(part.else_children, section, depth + 1)
+
+        for section in self.sections:
+            yield from walk(section.parts, section, 0)
+
+    def slots(self) -> list[Slot]:
+        return [p for _, p, _ in self.iter_parts() if isinstance(p, Slot)]
+
+    def breakpoints(self) -> list[Breakpoint]:
+        return [p for _, p, _ in self.iter_parts() if isinstance(p, Breakpoint)]
+
+
+class SourceError(Exception):
+    """Bad input: reported as one line `path:line:col: message`, exit code 2."""
+
+    def __init__(self, path: str, line: int, message: str, col: int = 1):
+        super().__init__(message)
+        self.path = path
+        self.line = line
+        self.col = col
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}: {self.message}"

@@ -1,0 +1,86 @@
+"""What every source reader gets and shares: the context of one run, reading
+a file's text safely, and mapping decoded strings back to file offsets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from promptlint.analysis.volatility import VariableTable
+from promptlint.ir import SourceError, SourceFile
+
+# Files bigger than this are refused rather than parsed (a prompt is never this big;
+# a data dump picked up by a glob is).
+MAX_FILE_BYTES = 2_000_000
+MAX_INCLUDE_DEPTH = 16
+
+
+@dataclass
+class SourceContext:
+    """Per-run settings every reader needs."""
+
+    variables: VariableTable = field(default_factory=VariableTable)
+    root: Path = field(default_factory=Path.cwd)  # display paths are relative to it
+    default_role: str = "system"  # role of a plain template with no role markers
+    max_file_bytes: int = MAX_FILE_BYTES
+    max_include_depth: int = MAX_INCLUDE_DEPTH
+
+    def display_path(self, path: Path) -> str:
+        try:
+            return str(path.resolve().relative_to(self.root.resolve()))
+        except ValueError:
+            return str(path)
+
+
+def read_source(path: Path, ctx: SourceContext) -> SourceFile:
+    """Read a prompt file as UTF-8 text, refusing binary, oversized and
+    undecodable files with a one-line error that names the line."""
+    display = ctx.display_path(path)
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise SourceError(display, 1, f"cannot read file: {exc.strerror or exc}") from None
+    if size > ctx.max_file_bytes:
+        raise SourceError(display, 1, f"file is {size:,} bytes, over the {ctx.max_file_bytes:,}-byte limit for a prompt file")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SourceError(display, 1, f"cannot read file: {exc.strerror or exc}") from None
+    if b"\x00" in data[:8192]:
+        raise SourceError(display, 1, "binary file (contains NUL bytes), not a prompt")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise SourceError(display, line, f"invalid UTF-8 (byte 0x{data[exc.start]:02x})", col) from None
+    return SourceFile(path, text, display)
+
+
+def align_offsets(raw: str, decoded: str, base: int) -> list[int]:
+    """Map each character of `decoded` (a YAML/JSON string value) to the
+    offset in the file of the `raw` source text it came from, which starts at
+    `base`. Escapes, quotes, indentation and folding are skipped over. The list
+    has len(decoded) + 1 entries; the last is the end of the value."""
+    out: list[int] = []
+    p = 0
+    n = len(raw)
+    for ch in decoded:
+        if p < n and raw[p] == ch and ch != "\\":
+            out.append(base + p)
+            p += 1
+            continue
+        if p < n and raw[p] == "\\":
+            out.append(base + p)
+            # skip the escape: \uXXXX, \xXX, \UXXXXXXXX or a single char
+            kind = raw[p + 1] if p + 1 < n else ""
+            p += {"u": 6, "x": 4, "U": 10}.get(kind, 2)
+            continue
+        q = raw.find(ch, p)
+        if q == -1:
+            out.append(base + min(p, n))
+        else:
+            out.append(base + q)
+            p = q + 1
+    out.append(base + min(p, n))
+    return out
