@@ -230,3 +230,8 @@ class SourceError(Exception):
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.col}: {self.message}"
+
+
+class NotAPrompt(SourceError):
+    """A file that matched a prompt pattern but holds no prompt (a data YAML
+    in a prompts folder): skipped when found by walking, an error when named."""

@@ -127,19 +127,40 @@ def classify_call(func: str) -> Verdict | None:
 
 class VariableTable:
     """Resolves an input name to a verdict: config override, then declared
-    variable (front matter), then the name."""
+    variable (front matter), then the name. Also holds known sample values."""
 
     def __init__(self, overrides: dict[str, Volatility] | None = None,
-                 declared: dict[str, Verdict] | None = None):
+                 declared: dict[str, Verdict] | None = None,
+                 samples: dict[str, tuple[str, ...]] | None = None):
         self.overrides = overrides or {}
         self.declared = declared or {}
+        self.samples = samples or {}
+
+    def with_declared(self, declared: dict[str, Verdict] | None = None,
+                      samples: dict[str, tuple[str, ...]] | None = None) -> "VariableTable":
+        """A table for one file: its front-matter declarations and samples on
+        top of this one (config overrides still win)."""
+        return VariableTable(
+            self.overrides,
+            {**self.declared, **(declared or {})},
+            {**self.samples, **(samples or {})},
+        )
+
+    @staticmethod
+    def _keys(name: str) -> tuple[str, str]:
+        return name, re.split(r"[.\[]", name, maxsplit=1)[0]
 
     def resolve(self, name: str) -> Verdict:
-        root = re.split(r"[.\[]", name, maxsplit=1)[0]
-        for key in (name, root):
+        keys = self._keys(name)
+        for key in keys:
             if key in self.overrides:
                 return Verdict(self.overrides[key], f"set in config ([tool.promptlint.variables] {key})")
-        for key in (name, root):
+        for key in keys:
             if key in self.declared:
                 return self.declared[key]
         return classify_name(name)
+
+    def samples_for(self, name: str) -> tuple[str, ...]:
+        """Known sample values for exactly this name (not its root: the
+        sample of `user` says nothing about `user.name`)."""
+        return self.samples.get(name, ())

@@ -57,24 +57,41 @@ def read_source(path: Path, ctx: SourceContext) -> SourceFile:
     return SourceFile(path, text, display)
 
 
-def align_offsets(raw: str, decoded: str, base: int) -> list[int]:
+def align_offsets(raw: str, decoded: str, base: int, escapes: bool = True) -> list[int]:
     """Map each character of `decoded` (a YAML/JSON string value) to the
     offset in the file of the `raw` source text it came from, which starts at
     `base`. Escapes, quotes, indentation and folding are skipped over. The list
-    has len(decoded) + 1 entries; the last is the end of the value."""
+    has len(decoded) + 1 entries; the last is the end of the value.
+    `escapes=False` is for scalars where a backslash is literal (YAML plain,
+    single-quoted and block scalars)."""
     out: list[int] = []
     p = 0
     n = len(raw)
+
+    def past_break(i: int) -> int:
+        """Offset after the line break at i and the next line's indentation."""
+        i += 2 if raw.startswith("\r\n", i) else 1
+        while i < n and raw[i] in " \t":
+            i += 1
+        return i
+
     for ch in decoded:
-        if p < n and raw[p] == ch and ch != "\\":
+        while escapes and p + 1 < n and raw[p] == "\\" and raw[p + 1] in "\r\n":
+            p = past_break(p + 1)  # an escaped line break decodes to nothing
+        if p < n and raw[p] == ch and (ch != "\\" or not escapes):
             out.append(base + p)
             p += 1
             continue
-        if p < n and raw[p] == "\\":
+        if ch == " " and p < n and raw[p] in "\r\n":  # a line break folded into a space
             out.append(base + p)
-            # skip the escape: \uXXXX, \xXX, \UXXXXXXXX or a single char
+            p = past_break(p)
+            continue
+        if escapes and p < n and raw[p] == "\\":
+            out.append(base + p)
+            # skip the escape: \uXXXX (twice for a surrogate pair, as JSON writes an
+            # astral character), \xXX, \UXXXXXXXX or a single char
             kind = raw[p + 1] if p + 1 < n else ""
-            p += {"u": 6, "x": 4, "U": 10}.get(kind, 2)
+            p += 12 if kind == "u" and ord(ch) > 0xFFFF else {"u": 6, "x": 4, "U": 10}.get(kind, 2)
             continue
         q = raw.find(ch, p)
         if q == -1:

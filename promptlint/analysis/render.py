@@ -1,0 +1,104 @@
+"""Render the IR to the text a provider would receive, with sample values,
+keeping a map from every rendered character back to the part (and the
+slots around it) that produced it.
+
+Serialisation: sections in IR order (tools first). Each section (message)
+is tokenized on its own, as providers encode each message's content between
+their own special tokens; those framing tokens (about 3 per message) sit at
+the same places in every request, so they move no prefix boundary, and the
+counts here leave them out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from promptlint.analysis.samples import sample_value
+from promptlint.ir import Breakpoint, Part, PromptTemplate, Slot, SlotKind, Text
+
+LOOP_ITEMS = 2  # items rendered per loop: enough to show order and repetition
+CONTAINERS = (SlotKind.CALL, SlotKind.INCLUDE)  # vary only through their children
+
+
+@dataclass
+class Piece:
+    start: int
+    end: int
+    part: Part
+    slots: tuple[Slot, ...]  # enclosing slots, outermost first (the part itself last if a slot)
+
+
+@dataclass
+class Render:
+    text: str
+    pieces: list[Piece] = field(default_factory=list)
+    breakpoints: list[tuple[int, Breakpoint]] = field(default_factory=list)  # char offset, marker
+    sections: list[tuple[int, int]] = field(default_factory=list)  # char range of each section
+
+    def section_texts(self) -> list[str]:
+        return [self.text[s:e] for s, e in self.sections]
+
+    def piece_at(self, offset: int) -> Piece | None:
+        for piece in self.pieces:
+            if piece.start <= offset < piece.end:
+                return piece
+        return None
+
+
+def varies_in(slot: Slot, vary: Callable[[Slot], bool]) -> bool:
+    return slot.kind not in CONTAINERS and vary(slot)
+
+
+def render(template: PromptTemplate, vary: Callable[[Slot], bool], variant: int) -> Render:
+    """Render with variant 0 for every slot, except `variant` for the slots
+    `vary` selects. Rendering with variant 0 gives the reference request."""
+    out: list[str] = []
+    result = Render("")
+    length = 0
+
+    def emit(text: str, part: Part, stack: tuple[Slot, ...]):
+        nonlocal length
+        if text:
+            out.append(text)
+            result.pieces.append(Piece(length, length + len(text), part, stack))
+            length += len(text)
+
+    def walk(parts: list[Part], stack: tuple[Slot, ...], item: int, varied: bool):
+        for part in parts:
+            if isinstance(part, Text):
+                emit(part.text, part, stack)
+            elif isinstance(part, Breakpoint):
+                result.breakpoints.append((length, part))
+            else:
+                walk_slot(part, stack + (part,), item, varied or varies_in(part, vary))
+
+    def walk_slot(slot: Slot, stack: tuple[Slot, ...], item: int, varied: bool):
+        v = variant if varied else 0
+        if slot.kind in (SlotKind.VARIABLE, SlotKind.EXPRESSION):
+            emit(sample_value(slot, v, item), slot, stack)
+        elif slot.kind is SlotKind.LOOP:
+            order = range(LOOP_ITEMS)
+            if v and slot.order_varies:
+                order = reversed(range(LOOP_ITEMS))
+            rendered_any = False
+            for i in order:
+                walk(slot.children, stack, i, varied)
+                rendered_any = rendered_any or bool(slot.children)
+            if not rendered_any:
+                walk(slot.else_children, stack, item, varied)
+        elif slot.kind is SlotKind.CONDITIONAL:
+            # variant 0 takes the `if` branch; a varied condition takes the other one
+            walk(slot.else_children if (v and varied_self(slot)) else slot.children, stack, item, varied)
+        else:  # CALL, INCLUDE
+            walk(slot.children, stack, item, varied)
+
+    def varied_self(slot: Slot) -> bool:
+        return varies_in(slot, vary)
+
+    for section in template.sections:
+        start = length
+        walk(section.parts, (), 0, False)
+        result.sections.append((start, length))
+    result.text = "".join(out)
+    return result

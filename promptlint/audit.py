@@ -1,0 +1,121 @@
+"""The audit pipeline: discover -> sources -> prefix analysis -> economics.
+
+One function, `run_audit`, used by the CLI and by tests; it never prints.
+Input errors are collected per file and the rest of the run continues.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from promptlint import sources
+from promptlint.analysis.prefix import PrefixAnalysis, ScopePrefix, analyze, move_to_end
+from promptlint.analysis.volatility import VariableTable
+from promptlint.config import Config
+from promptlint.discover import Discovery
+from promptlint.economics.cost import CostEstimate, estimate
+from promptlint.economics.providers import ModelSpec, cacheable, load_table, resolve
+from promptlint.ir import NotAPrompt, PromptTemplate, Scope, SourceError
+from promptlint.sources.base import SourceContext
+from promptlint.tokenizers import get_tokenizer
+
+
+@dataclass
+class ModelResult:
+    spec: ModelSpec
+    cached: dict[str, int]  # tokens the provider caches per scope, after its rules
+    cost: CostEstimate
+    if_fixed: CostEstimate | None = None  # with the first breaker moved after the stable content
+    if_fixed_cached: dict[str, int] | None = None
+
+
+@dataclass
+class PromptResult:
+    template: PromptTemplate
+    analyses: dict[str, PrefixAnalysis]  # per tokenizer spec
+    models: list[ModelResult]
+    fixed: dict[str, PrefixAnalysis] = field(default_factory=dict)  # what-if analyses per tokenizer
+
+    @property
+    def primary(self) -> PrefixAnalysis:
+        return self.analyses[self.models[0].spec.tokenizer]
+
+    @property
+    def breaker(self) -> ScopePrefix | None:
+        return self.primary.first_breaker
+
+
+@dataclass
+class AuditResult:
+    prompts: list[PromptResult] = field(default_factory=list)
+    errors: list[SourceError] = field(default_factory=list)
+    models: list[ModelSpec] = field(default_factory=list)
+    files: int = 0
+
+
+def select_models(config: Config, names: tuple[str, ...] | None = None) -> list[ModelSpec]:
+    table = load_table(config.models or None)
+    return [resolve(name, table) for name in (names or config.providers)]
+
+
+def source_context(config: Config) -> SourceContext:
+    return SourceContext(
+        variables=VariableTable(overrides=config.variables, samples=config.samples),
+        root=config.root,
+        default_role=config.default_role,
+    )
+
+
+def _cached(spec: ModelSpec, analysis: PrefixAnalysis) -> dict[str, int]:
+    breakpoints = [pos for pos, _ in analysis.breakpoint_tokens] or None
+    return {scope.key: cacheable(spec, analysis.stable(scope.key), breakpoints) for scope in Scope}
+
+
+def audit_template(template: PromptTemplate, models: list[ModelSpec], config: Config) -> PromptResult:
+    analyses: dict[str, PrefixAnalysis] = {}
+    fixed: dict[str, PrefixAnalysis] = {}
+    results: list[ModelResult] = []
+    for spec in models:
+        if spec.tokenizer not in analyses:
+            tokenizer = get_tokenizer(spec.tokenizer)
+            analyses[spec.tokenizer] = analysis = analyze(template, tokenizer)
+            breaker = analysis.first_breaker
+            if breaker is not None and breaker.breaker is not None:
+                fixed[spec.tokenizer] = analyze(move_to_end(template, breaker.breaker), tokenizer)
+        analysis = analyses[spec.tokenizer]
+        cached = _cached(spec, analysis)
+        result = ModelResult(spec, cached, estimate(spec, analysis.total_tokens, cached, config.traffic))
+        if spec.tokenizer in fixed:
+            what_if = fixed[spec.tokenizer]
+            result.if_fixed_cached = _cached(spec, what_if)
+            result.if_fixed = estimate(spec, what_if.total_tokens, result.if_fixed_cached, config.traffic)
+        results.append(result)
+    return PromptResult(template, analyses, results, fixed)
+
+
+def run_audit(paths: list[Path], config: Config, models: list[ModelSpec],
+              progress: Callable[[int, int], None] | None = None) -> AuditResult:
+    ctx = source_context(config)
+    discovery = Discovery(config.root, config.exclude, config.include)
+    candidates = discovery.find(paths)
+    result = AuditResult(models=models, files=len(candidates))
+    for index, candidate in enumerate(candidates):
+        try:
+            templates = sources.load(candidate.path, candidate.format, ctx)
+        except NotAPrompt as exc:
+            if candidate.explicit:
+                result.errors.append(exc)
+            continue
+        except SourceError as exc:
+            result.errors.append(exc)
+            continue
+        except RecursionError:
+            result.errors.append(SourceError(ctx.display_path(candidate.path), 1, "template nests too deeply to analyse"))
+            continue
+        for template in templates:
+            result.prompts.append(audit_template(template, models, config))
+        if progress is not None:
+            progress(index + 1, len(candidates))
+    return result

@@ -1,0 +1,155 @@
+"""Settings from `[tool.promptlint]` in pyproject.toml or from promptlint.toml,
+found upward from the first checked path. Unknown keys and bad values are
+errors that name the file and the key: a typo must never be silently ignored.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from promptlint.economics.cost import Traffic
+from promptlint.ir import Volatility
+
+DEFAULT_PROVIDERS = ("openai/gpt-4.1", "anthropic/claude-sonnet-4.5", "google/gemini-2.5-flash")
+
+
+class ConfigError(Exception):
+    """A bad configuration: `path: key: message`, exit code 2."""
+
+    def __init__(self, path: Path | str, key: str, message: str):
+        super().__init__(f"{path}: {key}: {message}")
+
+
+@dataclass
+class Config:
+    path: Path | None = None  # the file it came from, None for defaults
+    root: Path = field(default_factory=Path.cwd)
+    providers: tuple[str, ...] = DEFAULT_PROVIDERS
+    exclude: tuple[str, ...] = ()
+    include: tuple[str, ...] = ()
+    variables: dict[str, Volatility] = field(default_factory=dict)
+    samples: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    traffic: Traffic = field(default_factory=Traffic)
+    models: dict[str, dict] = field(default_factory=dict)  # provider-table overrides
+    default_role: str = "system"
+
+
+def _expect(cond: bool, path, key, message):
+    if not cond:
+        raise ConfigError(path, key, message)
+
+
+def _strings(value, path, key) -> tuple[str, ...]:
+    _expect(isinstance(value, list) and all(isinstance(v, str) for v in value), path, key,
+            "expected a list of strings")
+    return tuple(value)
+
+
+def _traffic(value, path) -> Traffic:
+    _expect(isinstance(value, dict), path, "traffic", "expected a table")
+    traffic = Traffic()
+    for key, v in value.items():
+        name = key.replace("-", "_")
+        full = f"traffic.{key}"
+        _expect(hasattr(traffic, name), path, full,
+                "unknown key (expected requests-per-day, users, sessions-per-user-per-day, days-per-month, "
+                "session-minutes)")
+        _expect(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0, path, full,
+                "expected a positive number")
+        setattr(traffic, name, int(v) if name == "users" else float(v))
+    return traffic
+
+
+def _variables(value, path) -> tuple[dict[str, Volatility], dict[str, tuple[str, ...]]]:
+    """`name = "request"` or `name = { volatility = "user", samples = ["a", "b"] }`."""
+    _expect(isinstance(value, dict), path, "variables", "expected a table of name = volatility")
+    classes: dict[str, Volatility] = {}
+    samples: dict[str, tuple[str, ...]] = {}
+    for name, v in value.items():
+        full = f"variables.{name}"
+        if isinstance(v, dict):
+            unknown = set(v) - {"volatility", "samples"}
+            _expect(not unknown, path, f"{full}.{next(iter(unknown), '')}", "unknown key (expected volatility, samples)")
+            if "samples" in v:
+                samples[name] = _strings(v["samples"], path, f"{full}.samples")
+            v = v.get("volatility")
+            if v is None:
+                continue
+        _expect(isinstance(v, str), path, full, "expected a volatility name")
+        try:
+            classes[name] = Volatility.parse(v)
+        except ValueError as exc:
+            raise ConfigError(path, full, str(exc)) from None
+    return classes, samples
+
+
+def from_table(table: dict, path: Path | None, root: Path) -> Config:
+    cfg = Config(path=path, root=root)
+    shown = path or "<config>"
+    for key, value in table.items():
+        if key == "providers":
+            cfg.providers = _strings(value, shown, key)
+            _expect(bool(cfg.providers), shown, key, "expected at least one provider/model")
+        elif key in ("exclude", "extend-exclude"):
+            cfg.exclude = cfg.exclude + _strings(value, shown, key)
+        elif key == "include":
+            cfg.include = _strings(value, shown, key)
+        elif key == "variables":
+            cfg.variables, cfg.samples = _variables(value, shown)
+        elif key == "traffic":
+            cfg.traffic = _traffic(value, shown)
+        elif key == "models":
+            _expect(isinstance(value, dict) and all(isinstance(v, dict) for v in value.values()), shown, key,
+                    "expected a table of model tables, e.g. [tool.promptlint.models.\"openai/gpt-4.1\"]")
+            cfg.models = value
+        elif key == "default-role":
+            _expect(value in ("system", "developer", "user"), shown, key, "expected system, developer or user")
+            cfg.default_role = value
+        else:
+            raise ConfigError(shown, key, "unknown key")
+    return cfg
+
+
+def find_config(start: Path) -> tuple[dict, Path | None]:
+    """The nearest promptlint.toml, or pyproject.toml with [tool.promptlint],
+    at or above `start`."""
+    here = start.resolve()
+    if here.is_file():
+        here = here.parent
+    for folder in (here, *here.parents):
+        own = folder / "promptlint.toml"
+        if own.is_file():
+            return _load(own), own
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file():
+            table = _load(pyproject).get("tool", {}).get("promptlint")
+            if table is not None:
+                return table, pyproject
+    return {}, None
+
+
+def _load(path: Path) -> dict:
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(path, "toml", str(exc)) from None
+    except OSError as exc:
+        raise ConfigError(path, "file", exc.strerror or str(exc)) from None
+    if path.name == "promptlint.toml":
+        return data.get("tool", {}).get("promptlint", data)
+    return data
+
+
+def load(start: Path, explicit: Path | None = None) -> Config:
+    """Config for a run: the explicit `--config` file, else found upward."""
+    if explicit is not None:
+        table = _load(explicit)
+        if explicit.name == "pyproject.toml":
+            table = table.get("tool", {}).get("promptlint", {})
+        return from_table(table, explicit, explicit.resolve().parent)
+    table, path = find_config(start)
+    root = path.parent if path is not None else Path.cwd()
+    return from_table(table, path, root)

