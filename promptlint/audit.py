@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from promptlint import sources
-from promptlint.analysis.prefix import PrefixAnalysis, ScopePrefix, analyze, move_to_end
+from promptlint.analysis.prefix import PrefixAnalysis, ScopePrefix, analyze, move_to_end, varying_slots
 from promptlint.analysis.volatility import VariableTable
 from promptlint.config import Config
 from promptlint.discover import Discovery
@@ -22,12 +22,20 @@ from promptlint.sources.base import SourceContext
 from promptlint.tokenizers import get_tokenizer
 
 
+# A layout has a cache breaker when moving its volatile content after the
+# stable content would make at least this many more tokens stable. Smaller
+# gains are short labels between volatile values ("Customer: {{ name }}")
+# that move with them; 64 tokens is four vLLM blocks of 16 and half of
+# OpenAI's 128-token increment, where a fix starts to pay.
+MIN_BREAKER_GAIN = 64
+
+
 @dataclass
 class ModelResult:
     spec: ModelSpec
     cached: dict[str, int]  # tokens the provider caches per scope, after its rules
     cost: CostEstimate
-    if_fixed: CostEstimate | None = None  # with the first breaker moved after the stable content
+    if_fixed: CostEstimate | None = None  # with the volatile content moved after the stable content
     if_fixed_cached: dict[str, int] | None = None
 
 
@@ -36,7 +44,9 @@ class PromptResult:
     template: PromptTemplate
     analyses: dict[str, PrefixAnalysis]  # per tokenizer spec
     models: list[ModelResult]
-    fixed: dict[str, PrefixAnalysis] = field(default_factory=dict)  # what-if analyses per tokenizer
+    # what-if per tokenizer: every slot that varies at the first breaker's scope
+    # moved, in order, after the stable content (the volatile-suffix layout)
+    fixed: dict[str, PrefixAnalysis] = field(default_factory=dict)
 
     @property
     def primary(self) -> PrefixAnalysis:
@@ -44,7 +54,23 @@ class PromptResult:
 
     @property
     def breaker(self) -> ScopePrefix | None:
+        """Where the stable prefix ends at the widest broken scope (may be harmless)."""
         return self.primary.first_breaker
+
+    @property
+    def tokens_lost(self) -> int:
+        """Stable tokens the layout throws away at the first breaker's scope:
+        the what-if stable prefix minus today's."""
+        sp = self.breaker
+        fixed = self.fixed.get(self.primary.tokenizer)
+        if sp is None or fixed is None:
+            return 0
+        return max(0, fixed.stable(sp.scope.key) - sp.stable_tokens)
+
+    @property
+    def has_breaker(self) -> bool:
+        """A volatile slot sits ahead of stable content worth caching."""
+        return self.tokens_lost >= MIN_BREAKER_GAIN
 
 
 @dataclass
@@ -83,7 +109,8 @@ def audit_template(template: PromptTemplate, models: list[ModelSpec], config: Co
             analyses[spec.tokenizer] = analysis = analyze(template, tokenizer)
             breaker = analysis.first_breaker
             if breaker is not None and breaker.breaker is not None:
-                fixed[spec.tokenizer] = analyze(move_to_end(template, breaker.breaker), tokenizer)
+                moved = varying_slots(template, breaker.scope)
+                fixed[spec.tokenizer] = analyze(move_to_end(template, moved), tokenizer)
         analysis = analyses[spec.tokenizer]
         cached = _cached(spec, analysis)
         result = ModelResult(spec, cached, estimate(spec, analysis.total_tokens, cached, config.traffic))

@@ -64,7 +64,7 @@ def audit(paths, fmt, providers, config_path, output, verbose, exit_zero):
     write_report(result, config, fmt, output, verbose)
     if missing or result.errors:
         sys.exit(EXIT_ERROR)
-    if not exit_zero and any(p.breaker is not None and p.fixed for p in result.prompts):
+    if not exit_zero and any(p.has_breaker for p in result.prompts):
         sys.exit(EXIT_FINDINGS)
     sys.exit(EXIT_CLEAN)
 

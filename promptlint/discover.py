@@ -22,8 +22,8 @@ PROMPT_PATTERNS = (
     "*.prompt.txt", "*.prompt.md",
 )
 # Inside a folder named prompts/, these are prompts too.
-PROMPT_FOLDER_PATTERNS = ("prompts/**/*.txt", "prompts/**/*.md", "prompts/**/*.yaml",
-                          "prompts/**/*.yml", "prompts/**/*.json")
+PROMPT_FOLDER_PATTERNS = ("**/prompts/**/*.txt", "**/prompts/**/*.md", "**/prompts/**/*.yaml",
+                          "**/prompts/**/*.yml", "**/prompts/**/*.json")
 SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", "site-packages", "dist", "build"}
 # Jinja partials are prompts in their own right only through includes.

@@ -245,7 +245,8 @@ def test_cost_arithmetic_by_hand():
 
 def test_cost_with_poisson_model_automatic_provider():
     spec = TABLE["openai/gpt-4.1"]  # $2/MTok, read 0.25x, no write premium
-    est = estimate(spec, 2000, {"global": 1024, "user": 1920})
+    # sessions spread over the day, so no session is warmer than its user
+    est = estimate(spec, 2000, {"global": 1024, "user": 1920}, Traffic(session_minutes=None))
     p_g = 1 - math.exp(-(50_000 / 86_400) * 300)
     p_u = 1 - math.exp(-(50_000 / 86_400 / 2_000) * 300)
     assert est.warm_probability["global"] == pytest.approx(p_g)
@@ -261,6 +262,15 @@ def test_cost_with_poisson_model_automatic_provider():
     for name in ("total_tokens", "input_price_per_mtok", "ttl_seconds", "requests_per_day",
                  "users", "sessions_per_user_per_day", "days_per_month", "rate_user_per_second"):
         assert name in est.inputs
+
+
+def test_wider_scope_is_at_least_as_warm_as_a_narrower_one():
+    spec = TABLE["openai/gpt-4.1"]
+    est = estimate(spec, 2000, {"global": 0, "user": 1024, "session": 1920})  # bursty sessions
+    p_s = 1 - math.exp(-((50_000 / 6_000) / 1_800) * 300)
+    assert est.warm_probability["session"] == pytest.approx(p_s)
+    assert est.warm_probability["user"] == pytest.approx(p_s)  # a warm session keeps its user's prefix warm
+    assert est.expected_cached_tokens == pytest.approx(1920 * p_s)
 
 
 def test_traffic_duck_typed():

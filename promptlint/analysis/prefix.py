@@ -126,14 +126,35 @@ def analyze(template: PromptTemplate, tokenizer) -> PrefixAnalysis:
     return result
 
 
-def move_to_end(template: PromptTemplate, slot: Slot) -> PromptTemplate:
-    """A copy of the template with `slot` moved after everything else: the
-    layout the volatile-suffix fix produces, for the what-if estimate."""
+def varying_slots(template: PromptTemplate, scope: Scope) -> list[Slot]:
+    """The outermost slots that vary at `scope`, in prompt order."""
+    found: list[Slot] = []
+    vary = lambda s: scope.varies(s.volatility)  # noqa: E731
+
+    def walk(parts: list[Part]):
+        for part in parts:
+            if isinstance(part, Slot):
+                if varies_in(part, vary):
+                    found.append(part)
+                else:
+                    walk(part.children)
+                    walk(part.else_children)
+
+    for section in template.sections:
+        walk(section.parts)
+    return found
+
+
+def move_to_end(template: PromptTemplate, slots: list[Slot]) -> PromptTemplate:
+    """A copy of the template with `slots` moved, in order, after everything
+    else (into the last message): the volatile-suffix layout, for the what-if
+    estimate."""
+    moving = {id(s) for s in slots}
 
     def without(parts: list[Part]) -> list[Part]:
         out: list[Part] = []
         for part in parts:
-            if part is slot:
+            if id(part) in moving:
                 continue
             if isinstance(part, Slot) and (part.children or part.else_children):
                 part = Slot(part.label, part.kind, part.volatility, part.reason, part.span, part.names,
@@ -144,6 +165,6 @@ def move_to_end(template: PromptTemplate, slot: Slot) -> PromptTemplate:
 
     sections = [Section(s.role, without(s.parts), s.span) for s in template.sections]
     if sections:
-        sections[-1].parts.append(slot)
+        sections[-1].parts.extend(slots)
     return PromptTemplate(template.name, template.source, template.format, sections,
                           template.variables, template.model, template.span)

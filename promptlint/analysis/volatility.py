@@ -73,7 +73,7 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
     _rule(V.SESSION, "per-conversation state",
           r".*(history|conversation|transcript|dialog|dialogue|memory|memories|scratchpad).*",
           r"session.*", r".*_session", r"thread_?id", r"chat_?id", r"summary", r"(previous|prior|past)_.*",
-          r"plan", r"notes", r"state"),
+          r"plan", r"notes", r"state", r"thread", r"(chat_|conversation_)?messages", r"turns"),
     _rule(V.REQUEST, "per-request input",
           r".*(question|query|queries|input|utterance|request|ask|message|msg|prompt|instruction_override).*",
           r".*(documents?|docs?|context|chunks?|passages?|snippets?|results?|retrieved|sources|citations|attachments?|images?|files?|page|article|ticket|email_body|body|content|text|data|payload)",

@@ -175,6 +175,10 @@ def estimate(
     ttl = float(spec.ttl_seconds)
     rates = {s: traffic.rate(s) for s in SCOPES}
     probs = {s: warm_probability(rates[s], ttl) for s in SCOPES}
+    # A session's requests are some of its user's, and a user's some of all
+    # users': a wider prefix is warm whenever a narrower one is.
+    probs["user"] = max(probs["user"], probs["session"])
+    probs["global"] = max(probs["global"], probs["user"])
     for scope, p in (warm or {}).items():
         if scope not in SCOPES or not 0.0 <= p <= 1.0:
             raise ValueError(f"warm probability for {scope!r} must be a scope and in [0, 1]")

@@ -22,16 +22,21 @@ def _location(span: Span | None) -> dict | None:
             "end_line": end_line, "end_column": end_col}
 
 
+def _usd(x: float) -> float:
+    return round(x, 6)
+
+
 def _cost(est) -> dict:
     return {
         "expected_cached_tokens_per_request": round(est.expected_cached_tokens, 2),
         "prefill_saved_fraction": round(est.prefill_saved_fraction, 6),
         "warm_probability": {k: round(v, 6) for k, v in est.warm_probability.items()},
-        "per_request_usd": {"uncached": est.cost_per_request_uncached, "cached": est.cost_per_request_cached},
-        "per_1k_requests_usd": {"uncached": est.cost_per_1k_requests_uncached,
-                                "cached": est.cost_per_1k_requests_cached},
-        "per_month_usd": {"uncached": est.cost_per_month_uncached, "cached": est.cost_per_month_cached},
-        "saving_per_month_usd": est.saving_per_month,
+        "per_request_usd": {"uncached": _usd(est.cost_per_request_uncached),
+                            "cached": _usd(est.cost_per_request_cached)},
+        "per_1k_requests_usd": {"uncached": _usd(est.cost_per_1k_requests_uncached),
+                                "cached": _usd(est.cost_per_1k_requests_cached)},
+        "per_month_usd": {"uncached": _usd(est.cost_per_month_uncached), "cached": _usd(est.cost_per_month_cached)},
+        "saving_per_month_usd": _usd(est.saving_per_month),
         "formula": est.formula,
         "inputs": est.inputs,
     }
@@ -55,7 +60,7 @@ def _model(m: ModelResult, prompt: PromptResult) -> dict:
         out["if_fixed"] = {
             "cached_tokens": m.if_fixed_cached,
             "cost": _cost(m.if_fixed),
-            "extra_saving_per_month_usd": m.if_fixed.saving_per_month - m.cost.saving_per_month,
+            "extra_saving_per_month_usd": _usd(m.if_fixed.saving_per_month - m.cost.saving_per_month),
         }
     return out
 
@@ -84,6 +89,8 @@ def _prompt(p: PromptResult) -> dict:
         "sections": [s.role for s in t.sections],
         "tokenizers": tokenizers,
         "first_breaker": _breaker(first) if first is not None else None,
+        "cache_breaker": p.has_breaker,
+        "stable_tokens_lost": p.tokens_lost,
         "models": [_model(m, p) for m in p.models],
     }
 
@@ -114,15 +121,17 @@ def build(result: AuditResult, config) -> dict:
             if m.if_fixed is not None:
                 t["extra_saving_if_fixed_usd"] += m.if_fixed.saving_per_month - m.cost.saving_per_month
     traffic = config.traffic
+    totals = {model: {k: _usd(v) for k, v in t.items()} for model, t in totals.items()}
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "promptlint", "version": __version__},
-        "provider_table": {"updated": table_date(), "models": [m.key for m in result.models]},
+        "provider_table": {"updated": table_date().isoformat(), "models": [m.key for m in result.models]},
         "traffic": {
             "requests_per_day": traffic.requests_per_day,
             "users": traffic.users,
             "sessions_per_user_per_day": traffic.sessions_per_user_per_day,
             "days_per_month": traffic.days_per_month,
+            "session_minutes": traffic.session_minutes,
             "note": "each prompt is assumed to receive this traffic",
         },
         "files": result.files,

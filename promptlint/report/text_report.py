@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from promptlint.audit import AuditResult, PromptResult
 from promptlint.economics.providers import table_date
+from promptlint.analysis.prefix import varying_slots
 from promptlint.ir import Scope
 
 SCOPE_WORDS = {"global": "all users", "user": "per user", "session": "per session"}
-HEADERS = ("model", "tokenizer", "cached (all users)", "prefill saved/req",
+HEADERS = ("model", "tokenizer", "cached (all users)", "prefill saved/req", "$/1k req",
            "$/month no cache", "$/month cached", "saved/month", "if fixed")
 
 
@@ -30,11 +31,12 @@ def _rows(p: PromptResult) -> list[tuple[str, ...]]:
         spec = m.spec
         tok = spec.tokenizer.split(":", 1)[-1] + (" (exact)" if spec.tokenizer_exact else " (proxy)")
         c = m.cost
-        fixed = money(m.if_fixed.saving_per_month - c.saving_per_month) if m.if_fixed is not None else "-"
-        if m.if_fixed is not None:
-            fixed = "+" + fixed + "/mo"
+        fixed = "-"
+        if p.has_breaker and m.if_fixed is not None:
+            fixed = "+" + money(m.if_fixed.saving_per_month - c.saving_per_month) + "/mo"
         rows.append((spec.key, tok, tokens(m.cached["global"]),
                      f"{tokens(c.expected_cached_tokens)} ({pct(c.prefill_saved_fraction)})",
+                     f"{money(c.cost_per_1k_requests_uncached)} -> {money(c.cost_per_1k_requests_cached)}",
                      money(c.cost_per_month_uncached), money(c.cost_per_month_cached),
                      money(c.saving_per_month), fixed))
     return rows
@@ -48,16 +50,22 @@ def _headline(p: PromptResult) -> list[str]:
     lines.append(f"  stable prefix: {stable}")
     sp = p.breaker
     if sp is None:
-        lines.append("  no cache breaker: every slot sits after the stable content")
-    else:
-        slot = sp.breaker
-        where = slot.span.location() if slot.span else t.location()
-        lines.append(f"  first cache breaker ({SCOPE_WORDS[sp.scope.key]}): {where} {slot.label} "
-                     f"[{slot.volatility.label}] {slot.reason}")
-        if p.fixed:
-            fixed = p.fixed[a.tokenizer]
-            after = ", ".join(f"{tokens(fixed.stable(s.key))} {SCOPE_WORDS[s.key]}" for s in Scope)
-            lines.append(f"  moved after the stable content, the stable prefix would be: {after}")
+        lines.append("  nothing varies: the whole prompt is stable")
+        return lines
+    slot = sp.breaker
+    where = slot.span.location() if slot.span else t.location()
+    described = f"{where} {slot.label} [{slot.volatility.label}] {slot.reason}"
+    if not p.has_breaker:
+        lines.append(f"  stable prefix ends ({SCOPE_WORDS[sp.scope.key]}) at {described}; "
+                     f"no stable content worth caching follows it")
+        return lines
+    fixed = p.fixed[a.tokenizer]
+    lines.append(f"  cache breaker ({SCOPE_WORDS[sp.scope.key]}): {described}")
+    after = ", ".join(f"{tokens(fixed.stable(s.key))} {SCOPE_WORDS[s.key]}" for s in Scope)
+    others = len(varying_slots(t, sp.scope)) - 1
+    more = f" (with {others} more volatile slot{'s' if others != 1 else ''} after it)" if others > 0 else ""
+    lines.append(f"  it throws away {tokens(p.tokens_lost)} stable tokens; with the volatile content{more} "
+                 f"moved after the stable content, the stable prefix would be: {after}")
     return lines
 
 

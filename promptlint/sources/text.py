@@ -1,0 +1,92 @@
+"""Plain prompt files (`.txt`, `.md`) into the IR.
+
+A text prompt is sent as written, so the file is one template whose
+placeholders follow whichever syntax it uses (Jinja/mustache `{{ x }}`,
+Handlebars blocks, or `str.format` `{x}`; see placeholders.detect_style).
+Lines that are exactly `system:` / `user:` / `assistant:` / `developer:`
+(any case) split it into messages, as Prompty-style chat files do; each
+message is then trimmed. Markdown comments are sent to the model, so they
+stay text. A Markdown file may open with YAML front matter (prompt files of
+editors and agents do); it is metadata, not prompt, and is skipped when it
+parses as a mapping.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from promptlint.ir import PromptTemplate, Section, SourceError, SourceFile, Span
+from promptlint.sources.base import SourceContext
+from promptlint.sources.frontmatter import DeclaredInputs, markdown_inputs, split_front_matter
+from promptlint.sources.placeholders import detect_style, fallback_style, is_syntax_error, parse_template_string
+
+ROLES = ("system", "user", "assistant", "developer")
+_ROLE_LINE = re.compile(r"^(" + "|".join(ROLES) + r")[ \t]*:[ \t]*(?:\r?\n|\r?$)", re.I | re.M)
+_MARKDOWN = {".md", ".markdown", ".mdx"}
+
+
+def _body_start(file: SourceFile) -> tuple[int, DeclaredInputs]:
+    """Where the prompt starts: after Markdown front matter, if there is any."""
+    if file.path.suffix.lower() not in _MARKDOWN:
+        return 0, DeclaredInputs()
+    try:
+        data, _, body_start = split_front_matter(file)
+    except SourceError:  # a leading `---` rule, not front matter
+        return 0, DeclaredInputs()
+    if data is None:
+        return 0, DeclaredInputs()
+    return body_start, markdown_inputs(data, file)
+
+
+def _trimmed(text: str, a: int, b: int) -> tuple[int, int]:
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    return a, b
+
+
+def _segments(file: SourceFile, start: int, default_role: str) -> list[tuple[str, int, int, int]]:
+    """(role, section start, content start, content end) for each message."""
+    text = file.text
+    markers = list(_ROLE_LINE.finditer(text, start))
+    if not markers:
+        return [(default_role, start, start, len(text))]
+    out = []
+    a, b = _trimmed(text, start, markers[0].start())
+    if b > a:
+        out.append((default_role, a, a, b))
+    for n, m in enumerate(markers):
+        end = markers[n + 1].start() if n + 1 < len(markers) else len(text)
+        a, b = _trimmed(text, m.end(), end)
+        out.append((m.group(1).lower(), m.start(), a, b))
+    return out
+
+
+def read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
+    """One text file is one prompt named after the file."""
+    start, declared = _body_start(file)
+    fctx = replace(ctx, variables=declared.table(ctx.variables))
+    style = detect_style(file.text[start:])
+    try:
+        sections = _sections(file, start, fctx, style, ctx.default_role)
+    except SourceError as exc:
+        fallback = fallback_style(file.text[start:], style)
+        if fallback is None or not is_syntax_error(exc):
+            raise
+        sections = _sections(file, start, fctx, fallback, ctx.default_role)
+    return [PromptTemplate(file.path.stem, file, "text", sections, declared.variables())]
+
+
+def _sections(file: SourceFile, start: int, ctx: SourceContext, style: str, default_role: str) -> list[Section]:
+    """Every message parsed with one style, chosen for the whole file."""
+    sections = []
+    for role, sec_start, a, b in _segments(file, start, default_role):
+        index_map = None if (a, b) == (0, len(file.text)) else list(range(a, b + 1))
+        parts = parse_template_string(file.text[a:b], file, index_map, ctx, style)
+        sections.append(Section(role, parts, Span(file, sec_start, b)))
+    return sections
+
+
+__all__ = ["read", "ROLES"]

@@ -1,0 +1,176 @@
+"""`promptlint audit` end to end: exit codes, report contents, the seed
+arithmetic, bad input, and the lint path staying free of torch."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from promptlint.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+BAD = ROOT / "tests" / "data" / "bad"
+
+
+def run(*args, cwd: Path = ROOT):
+    runner = CliRunner()
+    import os
+
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return runner.invoke(main, list(args), catch_exceptions=False)
+    finally:
+        os.chdir(old)
+
+
+def audit_json(*args, cwd: Path = ROOT):
+    result = run("audit", "--format", "json", *args, cwd=cwd)
+    return result, json.loads(result.stdout)
+
+
+def by_path(report, path):
+    return next(p for p in report["prompts"] if p["path"] == path)
+
+
+def test_seed_arithmetic_1500_stable_before_100_token_question():
+    result, report = audit_json("fixtures/seed/seed.prompty", "-p", "llamacpp/default",
+                                "-p", "anthropic/claude-sonnet-4.5", "-p", "openai/gpt-4.1")
+    prompt = by_path(report, "fixtures/seed/seed.prompty")
+    tok = prompt["tokenizers"]["tiktoken:o200k_base"]
+    assert tok["total_tokens"] == 1600
+    assert tok["stable_prefix_tokens"] == {"global": 1500, "user": 1500, "session": 1500}
+    models = {m["model"]: m for m in prompt["models"]}
+    # token-granular engine and Anthropic cache all 1,500; OpenAI in 128-token steps: 1,408
+    assert models["llamacpp/default"]["cached_tokens"]["global"] == 1500
+    assert models["anthropic/claude-sonnet-4.5"]["cached_tokens"]["global"] == 1500
+    assert models["openai/gpt-4.1"]["cached_tokens"]["global"] == 1024 + 3 * 128
+    # with a warm cache, prefill 1,600 -> 100 tokens, 94% less
+    from promptlint.economics.cost import SCOPES, estimate
+    from promptlint.economics.providers import load_table
+
+    spec = load_table()["anthropic/claude-sonnet-4.5"]
+    warm = estimate(spec, 1600, {"global": 1500, "user": 1500, "session": 1500}, warm={s: 1.0 for s in SCOPES})
+    assert warm.prefill_tokens_per_request == 100
+    assert f"{warm.prefill_saved_fraction:.0%}" == "94%"
+    assert result.exit_code == 0  # the question is last: nothing to fix
+
+
+def test_bad_layout_reports_breaker_position_and_saving():
+    result, report = audit_json("fixtures/support-bot/bad/system.j2")
+    assert result.exit_code == 1
+    prompt = by_path(report, "fixtures/support-bot/bad/system.j2")
+    breaker = prompt["first_breaker"]
+    assert breaker["slot"] == "{{ now }}"
+    assert breaker["volatility"] == "request"
+    assert breaker["location"]["line"] == 1 and breaker["location"]["column"] == 24
+    assert prompt["cache_breaker"] is True
+    assert prompt["stable_tokens_lost"] > 2000
+    openai = next(m for m in prompt["models"] if m["model"] == "openai/gpt-4.1")
+    assert openai["cached_tokens"]["global"] == 0
+    assert openai["if_fixed"]["cached_tokens"]["global"] >= 2048
+    assert openai["if_fixed"]["extra_saving_per_month_usd"] > 0
+
+
+def test_json_report_schema_and_stable_keys():
+    _, report = audit_json("fixtures/")
+    assert report["schema_version"] == "1.0"
+    assert set(report) >= {"schema_version", "tool", "provider_table", "traffic", "prompts", "totals", "errors"}
+    assert report["errors"] == []
+    assert len(report["prompts"]) == 24
+    for prompt in report["prompts"]:
+        assert set(prompt) >= {"path", "name", "format", "tokenizers", "first_breaker", "models"}
+        for model in prompt["models"]:
+            assert set(model) >= {"model", "tokenizer", "tokenizer_exact", "total_tokens", "cached_tokens", "cost"}
+            assert set(model["cost"]["per_month_usd"]) == {"uncached", "cached"}
+            assert model["sources"]["input_price_per_mtok"]
+
+
+def test_text_report_plain_when_piped():
+    result = run("audit", "fixtures/support-bot/bad/system.j2")
+    out = result.stdout
+    assert "fixtures/support-bot/bad/system.j2" in out
+    assert "cache breaker (all users): fixtures/support-bot/bad/system.j2:1:24 {{ now }} [request]" in out
+    assert "openai/gpt-4.1" in out and "o200k_base (exact)" in out and "(proxy)" in out
+    assert "provider table dated" in out
+    assert "\x1b[" not in out  # no colour codes in a pipe
+
+
+def test_verbose_prints_formula_inputs_and_sources():
+    result = run("audit", "-v", "fixtures/seed/seed.prompty")
+    assert "cached = c_global*P_global" in result.stdout
+    assert "inputs: " in result.stdout and "price" in result.stdout
+    assert "sources: " in result.stdout
+
+
+def test_bad_input_one_line_each_and_the_rest_audited(tmp_path):
+    result, report = audit_json(str(BAD.relative_to(ROOT)))
+    assert result.exit_code == 2
+    expected = {}
+    for line in (BAD / "EXPECTED.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            path, fault_line = line.split()[:2]
+            if fault_line != "-":
+                expected[f"tests/data/bad/{path}"] = int(fault_line)
+    errors = {e["path"]: e["line"] for e in report["errors"]}
+    assert errors == expected
+    assert [p["path"] for p in report["prompts"]] == ["tests/data/bad/good-neighbour.j2"]
+    stderr_lines = [l for l in result.stderr.splitlines() if l]
+    assert len(stderr_lines) == len(expected)
+    for path, line in expected.items():
+        assert any(l.startswith(f"{path}:{line}:") for l in stderr_lines)
+
+
+def test_very_large_file_is_refused_with_its_line(tmp_path):
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    (prompts / "huge.txt").write_text("word " * 420_000, encoding="utf-8")
+    (prompts / "fine.txt").write_text("You are helpful. Question: {question}", encoding="utf-8")
+    result, report = audit_json(".", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert report["errors"][0]["path"] == "prompts/huge.txt" and report["errors"][0]["line"] == 1
+    assert "limit" in report["errors"][0]["message"]
+    assert [p["path"] for p in report["prompts"]] == ["prompts/fine.txt"]
+
+
+def test_missing_path_and_bad_config_exit_2(tmp_path):
+    assert run("audit", "no/such/file.j2", cwd=tmp_path).exit_code == 2
+    (tmp_path / "promptlint.toml").write_text('providers = ["openai/gpt-4.1"]\nfail_on = "x"\n')
+    (tmp_path / "a.j2").write_text("hi")
+    result = run("audit", "a.j2", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert "promptlint.toml: fail_on: unknown key" in result.stderr
+
+
+def test_unknown_provider_is_a_usage_error(tmp_path):
+    (tmp_path / "a.j2").write_text("hi")
+    result = run("audit", "a.j2", "-p", "nope/none", cwd=tmp_path)
+    assert result.exit_code == 2 and "nope/none" in result.stderr
+
+
+def test_output_file_written_atomically(tmp_path):
+    out = tmp_path / "report.json"
+    result = run("audit", "--format", "json", "-o", str(out), "fixtures/seed/seed.prompty")
+    assert result.exit_code == 0 and result.stdout == ""
+    assert json.loads(out.read_text())["prompts"][0]["name"] == "Seed support prompt"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
+
+
+def test_audit_of_one_file_imports_no_torch_or_transformers():
+    code = (
+        "import sys\n"
+        "from promptlint.cli import main\n"
+        "try:\n"
+        "    main(['audit', '--format', 'json', 'fixtures/seed/seed.prompty'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = [m for m in ('torch', 'transformers') if m in sys.modules]\n"
+        "sys.stderr.write('HEAVY=' + ','.join(heavy))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert '"schema_version"' in proc.stdout
+    assert proc.stderr.strip().endswith("HEAVY=")

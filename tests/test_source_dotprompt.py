@@ -1,0 +1,417 @@
+"""dotprompt (.prompt) files: front matter, the Handlebars lexer's spans,
+whitespace rules, roles, regions and their volatility, partials, errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from promptlint.analysis.volatility import VariableTable
+from promptlint.ir import Slot, SlotKind, SourceError, SourceFile, Text, Volatility as V
+from promptlint.sources import dotprompt
+from promptlint.sources.base import SourceContext, read_source
+from promptlint.sources.placeholders import parse_template_string
+
+
+@pytest.fixture
+def ctx(tmp_path) -> SourceContext:
+    return SourceContext(root=tmp_path)
+
+
+def write(tmp_path: Path, name: str, content: str) -> Path:
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content.encode())
+    return path
+
+
+def read(tmp_path: Path, content: str, ctx: SourceContext, name: str = "p.prompt"):
+    (template,) = dotprompt.read(read_source(write(tmp_path, name, content), ctx), ctx)
+    return template
+
+
+def body(content: str) -> str:
+    return "---\nmodel: m\n---\n" + content
+
+
+def error(tmp_path, content, ctx, name="p.prompt") -> SourceError:
+    with pytest.raises(SourceError) as info:
+        read(tmp_path, content, ctx, name)
+    return info.value
+
+
+def rendered(parts) -> str:
+    """Literal text with each slot shown as its label (regions flattened)."""
+    out = []
+    for p in parts:
+        if isinstance(p, Text):
+            out.append(p.text)
+        elif isinstance(p, Slot):
+            inner = f"[{p.label}:{rendered(p.children)}|{rendered(p.else_children)}]"
+            out.append(inner if p.is_region else p.label)
+    return "".join(out)
+
+
+def lc(text: str, needle: str, nth: int = 0) -> tuple[int, int]:
+    i = -1
+    for _ in range(nth + 1):
+        i = text.index(needle, i + 1)
+    return text.count("\n", 0, i) + 1, i - (text.rfind("\n", 0, i) + 1) + 1
+
+
+EXAMPLE = """---
+model: googleai/gemini-2.0-flash
+config:
+  temperature: 0.2
+input:
+  schema:
+    customer_name: string
+    question: string
+    docs?(array): retrieved passages
+  default:
+    customer_name: Jane
+---
+{{role "system"}}
+You are a support agent. {{! not sent }}
+{{!-- also not sent, even with }} inside --}}
+{{role "user"}}
+Hi, I am {{customer_name}}. {{question}}
+
+{{role "model"}}
+Sure.
+"""
+
+
+def test_example_file(tmp_path, ctx):
+    t = read(tmp_path, EXAMPLE, ctx, "support.prompt")
+    assert (t.name, t.format, t.model) == ("support", "dotprompt", "googleai/gemini-2.0-flash")
+    assert [s.role for s in t.sections] == ["system", "user", "assistant"]
+    system, user, model = t.sections
+    assert rendered(system.parts) == "\nYou are a support agent. \n"
+    assert rendered(user.parts) == "\nHi, I am {{customer_name}}. {{question}}\n\n"
+    assert rendered(model.parts) == "\nSure."
+    name, question = t.slots()
+    assert name.span.line_col == lc(EXAMPLE, "{{customer_name}}") == (17, 10)
+    assert (name.volatility, name.samples) == (V.USER, ("Jane",))
+    assert question.span.line_col == (17, 29) and question.volatility is V.REQUEST
+    assert user.span.line_col == (16, 16)
+    assert set(t.variables) == {"customer_name", "question", "docs"}
+
+
+def test_text_outside_roles_is_user_and_body_is_trimmed(tmp_path, ctx):
+    t = read(tmp_path, body("\n\n  Hello {{name}}  \n\n"), ctx)
+    (section,) = t.sections
+    assert section.role == "user"
+    assert rendered(section.parts) == "Hello {{name}}"
+
+
+def test_default_role_from_extension_and_no_front_matter(tmp_path, ctx):
+    t = read(tmp_path, "---\npromptlint: {default_role: system}\n---\nRules.", ctx)
+    assert [s.role for s in t.sections] == ["system"]
+    t = read(tmp_path, "  Hi\n", ctx, "bare.prompt")  # no front matter: not trimmed
+    assert rendered(t.sections[0].parts) == "  Hi\n" and t.sections[0].role == "user"
+
+
+def test_triple_stash_ampersand_and_dotted(tmp_path, ctx):
+    content = body("{{{raw_html}}} {{& user.email}} {{ order.id }}")
+    t = read(tmp_path, content, ctx)
+    labels = [(s.label, s.names, s.span.line_col) for s in t.slots()]
+    assert labels == [("{{{raw_html}}}", ("raw_html",), (4, 1)),
+                      ("{{& user.email}}", ("user.email",), (4, 16)),
+                      ("{{ order.id }}", ("order.id",), (4, 33))]
+
+
+def test_whitespace_control(tmp_path, ctx):
+    t = read(tmp_path, body("A  \n  {{~name~}}  \n  B {{~! gone ~}}  C"), ctx)
+    assert rendered(t.sections[0].parts) == "A{{~name~}}BC"
+
+
+def test_standalone_block_lines_are_removed(tmp_path, ctx):
+    content = body("Docs:\n  {{#each docs}}\n- {{title}}\n  {{/each}}\nEnd {{#if x}}inline{{/if}}\n{{! note }}\nZ")
+    t = read(tmp_path, content, ctx)
+    assert rendered(t.sections[0].parts) == \
+        "Docs:\n[{{#each docs}}:- {{title}}\n|]End [{{#if x}}:inline|]\nZ"
+
+
+def test_escaped_mustache_is_text(tmp_path, ctx):
+    content = body("Write \\{{name}} literally, \\\\{{name}} renders.")
+    t = read(tmp_path, content, ctx)
+    parts = t.sections[0].parts
+    assert [p.text if isinstance(p, Text) else p.label for p in parts] == \
+        ["Write ", "{{", "name}} literally, ", "\\", "{{name}}", " renders."]
+    assert parts[1].span.source_text == "\\{{"
+    assert len(t.slots()) == 1
+
+
+def test_json_braces_are_text(tmp_path, ctx):
+    content = body('Answer as {"answer": {"text": "..."}} }} or { }.')
+    t = read(tmp_path, content, ctx)
+    assert t.slots() == []
+    assert rendered(t.sections[0].parts) == 'Answer as {"answer": {"text": "..."}} }} or { }.'
+
+
+def test_raw_block(tmp_path, ctx):
+    t = read(tmp_path, body("{{{{raw}}}}{{not_a_var}}{{{{/raw}}}}"), ctx)
+    assert t.slots() == [] and rendered(t.sections[0].parts) == "{{not_a_var}}"
+
+
+# -- loops and scopes ---------------------------------------------------------------------
+
+LOOP = body("""{{#each documents as |doc i|}}
+{{@index}}. {{doc.title}} {{this.body}} {{summary}} {{../customer_name}} {{@root.app_version}}
+{{else}}
+No documents for {{customer_name}}.
+{{/each}}""")
+
+
+def test_each_loop(tmp_path, ctx):
+    t = read(tmp_path, LOOP, ctx)
+    (loop,) = t.sections[0].parts
+    assert loop.kind is SlotKind.LOOP
+    assert (loop.label, loop.names, loop.span.line_col) == ("{{#each documents as |doc i|}}", ("documents",), (4, 1))
+    assert loop.span.end_line_col == (8, 10)
+    inner = [(s.label, s.volatility, s.names) for s in loop.children if isinstance(s, Slot)]
+    assert inner == [
+        ("{{@index}}", V.REQUEST, ("documents",)),
+        ("{{doc.title}}", V.REQUEST, ("documents",)),
+        ("{{this.body}}", V.REQUEST, ("documents",)),
+        ("{{summary}}", V.REQUEST, ("documents",)),  # bare names refer to the item
+        ("{{../customer_name}}", V.USER, ("customer_name",)),
+        ("{{@root.app_version}}", V.DEPLOY, ("app_version",)),
+    ]
+    item = loop.children[0]
+    assert item.reason == "item of documents: the name suggests per-request input ('documents')"
+    assert item.span.line_col == (5, 1)
+    assert rendered(loop.else_children) == "No documents for {{customer_name}}.\n"
+    assert loop.volatility is V.REQUEST
+
+
+def test_loop_over_static_list_takes_its_items_volatility(tmp_path, ctx):
+    t = read(tmp_path, body("{{#each examples}}{{input}} -> {{output}}\n{{/each}}"), ctx)
+    (loop,) = t.slots()[:1]
+    assert loop.volatility is V.STATIC
+    assert all(s.volatility is V.STATIC for s in loop.children if isinstance(s, Slot))
+
+
+def test_region_takes_the_most_volatile_child(tmp_path, ctx):
+    t = read(tmp_path, body("{{#if show_examples}}As of {{now}}:{{/if}}"), ctx)
+    (region,) = t.sections[0].parts
+    assert region.kind is SlotKind.CONDITIONAL and region.names == ("show_examples",)
+    assert region.volatility is V.REQUEST
+    assert region.reason.startswith("contains {{now}}: ")
+
+
+def test_if_else_if_chain_and_unless(tmp_path, ctx):
+    content = body("{{#if premium}}P{{else if trial_days}}T{{else}}F{{/if}}|{{#unless user_tier}}U{{else}}N{{/unless}}")
+    t = read(tmp_path, content, ctx)
+    first, _, second = t.sections[0].parts
+    assert rendered([first]) == "[{{#if premium}}:P|[{{else if trial_days}}:T|F]]"
+    chained = first.else_children[0]
+    assert chained.kind is SlotKind.CONDITIONAL and chained.names == ("trial_days",)
+    assert chained.span.line_col == (4, 17)
+    assert second.kind is SlotKind.CONDITIONAL and second.volatility is V.USER
+    assert rendered([second]) == "[{{#unless user_tier}}:U|N]"
+
+
+def test_with_block_keeps_paths(tmp_path, ctx):
+    ctx = SourceContext(variables=VariableTable(overrides={"account": V.DEPLOY}), root=tmp_path)
+    t = read(tmp_path, body("{{#with account}}{{plan}}{{/with}}"), ctx)
+    (region,) = t.sections[0].parts
+    (inner,) = region.children
+    assert inner.names == ("account.plan",)
+    assert inner.volatility is V.DEPLOY and inner.reason.startswith("set in config")
+
+
+def test_inverse_section(tmp_path, ctx):
+    t = read(tmp_path, body("{{^docs}}none{{/docs}}"), ctx)
+    (region,) = t.sections[0].parts
+    assert region.kind is SlotKind.CONDITIONAL and rendered(region.children) == "none"
+
+
+# -- dotprompt helpers ------------------------------------------------------------------------
+
+
+def test_history_is_a_session_slot_and_what_follows_is_the_model(tmp_path, ctx):
+    content = body('{{role "system"}}\nRules.\n{{history}}\nThinking...\n{{role "user"}}\n{{question}}')
+    t = read(tmp_path, content, ctx)
+    assert [s.role for s in t.sections] == ["system", "user", "assistant", "user"]
+    (history,) = t.sections[1].parts
+    assert (history.volatility, history.reason) == (V.SESSION, "dotprompt {{history}} inserts the conversation history")
+    assert history.names == ("history",) and history.span.line_col == (6, 1)
+    assert rendered(t.sections[2].parts) == "\nThinking...\n"
+
+
+def test_role_block(tmp_path, ctx):
+    content = body('Intro\n{{#role "system"}}\nRules {{policy}}\n{{/role}}\nAsk {{question}}')
+    t = read(tmp_path, content, ctx)
+    assert [s.role for s in t.sections] == ["user", "system", "user"]
+    assert rendered(t.sections[1].parts) == "Rules {{policy}}\n"
+
+
+def test_media_section_json_and_unknown_helpers(tmp_path, ctx):
+    content = body('{{media url=photo_url}}{{section "output"}}{{json customer}}'
+                   '{{upper "x"}}{{uuid}}{{formatDate today}}')
+    t = read(tmp_path, content, ctx)
+    got = [(s.label, s.kind, s.volatility, s.names) for s in t.slots()]
+    assert got == [
+        ("{{media url=photo_url}}", SlotKind.VARIABLE, V.REQUEST, ("photo_url",)),
+        ("{{json customer}}", SlotKind.EXPRESSION, V.USER, ("customer",)),
+        ('{{upper "x"}}', SlotKind.EXPRESSION, V.STATIC, ()),
+        ("{{uuid}}", SlotKind.VARIABLE, V.NONDETERMINISTIC, ("uuid",)),
+        ("{{formatDate today}}", SlotKind.EXPRESSION, V.DAY, ("today",)),
+    ]
+
+
+def test_front_matter_declarations_and_config_precedence(tmp_path):
+    content = "---\npromptlint:\n  variables:\n    snapshot: request\n    docs: static\n---\n{{snapshot}} {{docs}}"
+    ctx = SourceContext(variables=VariableTable(overrides={"docs": V.DAY}), root=tmp_path)
+    t = read(tmp_path, content, ctx)
+    snapshot, docs = t.slots()
+    assert (snapshot.volatility, snapshot.reason) == (V.REQUEST, "declared in front matter")
+    assert docs.volatility is V.DAY  # config wins over front matter
+
+
+def test_crlf_file(tmp_path, ctx):
+    content = ('---\r\nmodel: m\r\n---\r\n{{role "system"}}\r\nHi {{user_name}}\r\n'
+               '{{#each items}}\r\n* {{this}}\r\n{{/each}}\r\nEnd')
+    t = read(tmp_path, content, ctx)
+    user, loop = t.slots()[:2]
+    assert user.span.line_col == (5, 4)
+    assert loop.span.line_col == (6, 1)
+    assert rendered(t.sections[0].parts) == "\r\nHi {{user_name}}\r\n[{{#each items}}:* {{this}}\r\n|]End"
+
+
+# -- partials ------------------------------------------------------------------------------------
+
+
+def test_partial_from_underscore_file(tmp_path, ctx):
+    write(tmp_path, "_persona.prompt", "You are {{bot_name}}, helping {{customer_name}}.\n")
+    content = body("{{>persona}}\nQ: {{question}}")
+    t = read(tmp_path, content, ctx)
+    include = t.sections[0].parts[0]
+    assert include.kind is SlotKind.INCLUDE and include.label == "{{>persona}}"
+    assert include.span.line_col == (4, 1)
+    bot, customer = [p for p in include.children if isinstance(p, Slot)]
+    assert bot.span.file.path.name == "_persona.prompt" and bot.span.line_col == (1, 9)
+    assert include.volatility is V.USER and include.reason.startswith("contains {{customer_name}}")
+    assert rendered(t.sections[0].parts).startswith("[{{>persona}}:You are")
+
+
+def test_partial_from_partials_folder_with_context_and_hash(tmp_path, ctx):
+    write(tmp_path, "partials/card.prompt", "{{name}} ({{label}})")
+    t = read(tmp_path, body("{{> card customer label=tier}}"), ctx)
+    (include,) = t.sections[0].parts
+    name, label = [p for p in include.children if isinstance(p, Slot)]
+    assert name.names == ("customer.name",) and label.names == ("tier",)
+
+
+def test_static_partial_is_static(tmp_path, ctx):
+    write(tmp_path, "_rules.prompt", "---\ndescription: rules\n---\n\nBe kind.\n")
+    t = read(tmp_path, body("{{> rules}}"), ctx)
+    (include,) = t.sections[0].parts
+    assert include.volatility is V.STATIC
+    assert rendered(include.children) == "Be kind."
+
+
+def test_missing_partial(tmp_path, ctx):
+    e = error(tmp_path, body("Hi\n  {{> nowhere}}"), ctx)
+    assert (e.line, e.col, e.message) == (5, 3, "partial 'nowhere' not found")
+
+
+def test_partial_cycle(tmp_path, ctx):
+    write(tmp_path, "_a.prompt", "A {{> b}}")
+    write(tmp_path, "_b.prompt", "B\n{{> a}}")
+    e = error(tmp_path, body("{{> a}}"), ctx)
+    assert e.path.endswith("_b.prompt") and e.line == 2
+    assert e.message.startswith("partial cycle: ")
+
+
+def test_partial_depth_limit(tmp_path):
+    for n in range(5):
+        write(tmp_path, f"_p{n}.prompt", f"{{{{> p{n + 1}}}}}")
+    write(tmp_path, "_p5.prompt", "end")
+    ctx = SourceContext(root=tmp_path, max_include_depth=3)
+    e = error(tmp_path, body("{{> p0}}"), ctx)
+    assert e.message == "partials nested deeper than 3"
+
+
+# -- errors ----------------------------------------------------------------------------------------
+
+
+def test_unclosed_block_points_at_the_opener(tmp_path, ctx):
+    e = error(tmp_path, body("ok\n  {{#each docs}}\n{{this}}\n"), ctx)
+    assert (e.line, e.col) == (5, 3)
+    assert e.message == "'{{#each docs}}' is never closed"
+
+
+def test_mismatched_closer(tmp_path, ctx):
+    e = error(tmp_path, body("{{#if a}}\nx\n{{/each}}"), ctx)
+    assert (e.line, e.col) == (6, 1)
+    assert e.message == "'{{/each}}' does not match '{{#if a}}' opened at line 4:1"
+
+
+def test_stray_else_and_closer(tmp_path, ctx):
+    assert error(tmp_path, body("a {{else}}"), ctx).message == "{{else}} outside a block"
+    e = error(tmp_path, body("a\n{{/if}}"), ctx)
+    assert (e.line, e.message) == (5, "'{{/if}}' closes a block that was never opened")
+
+
+def test_unclosed_tag_and_comment(tmp_path, ctx):
+    e = error(tmp_path, body("Hi {{name\nthere"), ctx)
+    assert (e.line, e.col) == (4, 4) and e.message.startswith("unclosed '{{'")
+    e = error(tmp_path, body("x\n{{!-- never closed"), ctx)
+    assert (e.line, e.message) == (5, "unclosed comment")
+
+
+def test_unsupported_partial_block(tmp_path, ctx):
+    e = error(tmp_path, body("{{#> layout}}x{{/layout}}"), ctx)
+    assert e.message == "partial blocks ({{#> name}}) are not supported" and e.line == 4
+
+
+def test_front_matter_error_line(tmp_path, ctx):
+    e = error(tmp_path, "---\nmodel: m\ninput:\n  schema: [a\n---\nHi", ctx)
+    assert e.line == 5 and e.message.startswith("front matter: ")
+
+
+# -- as a fragment -------------------------------------------------------------------------------
+
+
+def test_handlebars_fragment_through_the_shared_entry_point(ctx):
+    file = SourceFile("m.yaml", 'content: "{{#if vip}}Hi {{user_name}}{{/if}}"\n')
+    value = "{{#if vip}}Hi {{user_name}}{{/if}}"
+    parts = parse_template_string(value, file, list(range(10, 10 + len(value) + 1)), ctx)
+    (region,) = parts
+    assert region.kind is SlotKind.CONDITIONAL and region.span.line_col == (1, 11)
+    assert region.children[1].span.line_col == (1, 25)
+
+
+def test_license_header_is_not_part_of_the_body(tmp_path, ctx):
+    t = read(tmp_path, "# SPDX-License-Identifier: Apache-2.0\n---\nmodel: m\n---\nHi {{name}}", ctx)
+    assert t.model == "m"
+    assert rendered(t.sections[0].parts) == "Hi {{name}}"
+    assert t.slots()[0].span.line_col == (5, 4)
+
+
+_PIECES = st.sampled_from(list("{}#/^>!~&\\\"' \n\r.@ab") + [
+    "{{", "}}", "each ", "if ", "else", "this", "../", "as |i|", "{{{", "}}}", "--", "{{!"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES, max_size=30).map("".join))
+def test_any_input_gives_parts_in_bounds_or_a_source_error(text):
+    file = SourceFile("x.prompt", text)
+    try:
+        parts = dotprompt.parse_handlebars_fragment(text, file, None, SourceContext())
+    except SourceError:
+        return
+
+    def walk(ps):
+        for p in ps:
+            assert 0 <= p.span.start <= p.span.end <= len(text)
+            if isinstance(p, Slot):
+                walk(p.children)
+                walk(p.else_children)
+
+    walk(parts)
