@@ -47,7 +47,7 @@ def _pick_file(tmp: Path) -> tuple[Path, str]:
             from promptlint.discover import Discovery
 
             found = [c.path for c in Discovery(REPO).find([fixtures])]
-        except Exception:  # discovery API moved: fall back to names
+        except (ImportError, AttributeError, TypeError, OSError):  # discovery API moved: use names
             found = [p for p in fixtures.rglob("*") if p.is_file() and p.suffix in (".j2", ".prompt", ".txt", ".md")]
         # a file standing alone (no include/extends), smallest first
         alone = [p for p in found if not re.search(r"{%-?\s*(include|extends|import|from)\b", _read(p))]
@@ -69,7 +69,7 @@ def _read(p: Path) -> str:
 
 def _time(cmd: list[str], env: dict) -> tuple[float, subprocess.CompletedProcess]:
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, check=False)
     return time.perf_counter() - t0, proc
 
 
@@ -90,7 +90,7 @@ _IMPORT_LINE = re.compile(r"^import time:\s+(\d+)\s+\|\s+(\d+)\s+\|(\s*)(\S+)\s*
 
 def _importtime(cmd_tail: list[str], env: dict) -> dict:
     proc = subprocess.run([sys.executable, "-X", "importtime", *cmd_tail], cwd=REPO, env=env,
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, check=False)
     rows = []
     for line in proc.stderr.splitlines():
         m = _IMPORT_LINE.match(line)
@@ -147,7 +147,7 @@ def _phases(path: str, env: dict, rounds: int = 3) -> dict | None:
     samples: list[dict] = []
     for _ in range(rounds):
         proc = subprocess.run([sys.executable, "-c", _PHASES, path], cwd=REPO, env=env,
-                              capture_output=True, text=True)
+                              capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             return {"error": (proc.stderr.strip().splitlines() or ["?"])[-1]}
         samples.append(json.loads(proc.stdout.strip().splitlines()[-1]))

@@ -76,7 +76,7 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           r"plan", r"notes", r"state", r"thread", r"(chat_|conversation_)?messages", r"turns"),
     _rule(V.REQUEST, "per-request input",
           r".*(question|query|queries|input|utterance|request|ask|message|msg|prompt|instruction_override).*",
-          r".*(documents?|docs?|context|chunks?|passages?|snippets?|results?|retrieved|sources|citations|attachments?|images?|files?|page|article|ticket|email_body|body|content|text|data|payload)",
+          r".*(documents?|docs?|context|chunks?|passages?|snippets?|results?|retrieved|sources|citations|attachments?|images?|(?<!pro)files?|page|article|ticket|email_body|body|content|text|data|payload)",
           r"(remaining|left|used)_.*", r".*_(remaining|left|count|counter|budget)", r"turn.*", r"step.*",
           r"location", r"weather", r"news"),
     _rule(V.USER, "a per-user value",
