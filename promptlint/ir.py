@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import bisect
 import enum
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+
+_NEWLINE = re.compile("\n")
 
 
 class Volatility(enum.IntEnum):
@@ -62,10 +66,7 @@ class SourceFile:
         self.path = Path(path)
         self.text = text
         self.display_path = display_path or str(path)
-        self._line_starts = [0]
-        for i, ch in enumerate(text):
-            if ch == "\n":
-                self._line_starts.append(i + 1)
+        self._line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a character offset."""

@@ -52,20 +52,22 @@ class PrefixAnalysis:
         return None
 
 
-def common_prefix(a: list[int], b: list[int]) -> int:
-    n = min(len(a), len(b))
-    for i in range(n):
-        if a[i] != b[i]:
-            return i
-    return n
+def common_prefix(a, b) -> int:
+    """Length of the longest common prefix of two sequences (lists or
+    strings), by bisection on slice equality, which runs in C."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def _first_difference(a: str, b: str) -> int | None:
-    n = min(len(a), len(b))
-    for i in range(n):
-        if a[i] != b[i]:
-            return i
-    return None if len(a) == len(b) else n
+    n = common_prefix(a, b)
+    return None if n == len(a) == len(b) else n
 
 
 def _breaker_at(render_a: Render, render_b: Render, offset: int, scope: Scope) -> Slot | None:
