@@ -195,12 +195,89 @@ def test_loop_over_static_list_takes_its_items_volatility(tmp_path, ctx):
     assert all(s.volatility is V.STATIC for s in loop.children if isinstance(s, Slot))
 
 
-def test_region_takes_the_most_volatile_child(tmp_path, ctx):
+def test_conditional_takes_its_conditions_volatility_not_its_childrens(tmp_path, ctx):
     t = read(tmp_path, body("{{#if show_examples}}As of {{now}}:{{/if}}"), ctx)
     (region,) = t.sections[0].parts
     assert region.kind is SlotKind.CONDITIONAL and region.names == ("show_examples",)
-    assert region.volatility is V.REQUEST
-    assert region.reason.startswith("contains {{now}}: ")
+    assert region.volatility is V.STATIC and "contains" not in region.reason
+    (now,) = [p for p in region.children if isinstance(p, Slot)]
+    assert now.volatility is V.REQUEST  # the child keeps its own class
+
+
+def test_conditional_on_a_volatile_condition(tmp_path, ctx):
+    t = read(tmp_path, body("{{#if user_tier}}Static text.{{/if}}{{#unless request_id}}x{{/unless}}"), ctx)
+    first, second = t.sections[0].parts
+    assert (first.volatility, first.names) == (V.USER, ("user_tier",))
+    assert (second.volatility, second.names) == (V.REQUEST, ("request_id",))
+
+
+def test_with_and_inverse_take_their_arguments_volatility(tmp_path, ctx):
+    content = "{{#with rules}}{{@root.now}}{{/with}}{{^rules}}{{uuid}}{{/rules}}{{#with session_id}}x{{/with}}"
+    t = read(tmp_path, body(content), ctx)
+    with_, inverse, with_session = t.sections[0].parts
+    assert with_.kind is SlotKind.CONDITIONAL and with_.volatility is V.STATIC
+    assert with_.children[0].volatility is V.REQUEST
+    assert inverse.kind is SlotKind.CONDITIONAL and inverse.volatility is V.STATIC
+    assert inverse.children[0].volatility is V.NONDETERMINISTIC
+    assert with_session.volatility is V.SESSION
+
+
+def test_loop_takes_its_iterables_volatility_not_its_childrens(tmp_path, ctx):
+    t = read(tmp_path, body("{{#each examples}}{{this}} at {{@root.now}} for {{../user_name}}\n{{/each}}"), ctx)
+    (loop,) = t.sections[0].parts
+    assert loop.kind is SlotKind.LOOP and loop.volatility is V.STATIC and not loop.order_varies
+    got = [(s.label, s.volatility) for s in loop.children if isinstance(s, Slot)]
+    assert got == [("{{this}}", V.STATIC), ("{{@root.now}}", V.REQUEST), ("{{../user_name}}", V.USER)]
+
+
+def test_each_by_key_varies_in_order(tmp_path, ctx):
+    t = read(tmp_path, body("{{#each examples}}{{@key}}: {{this}}\n{{/each}}"), ctx)
+    (loop,) = t.sections[0].parts
+    assert loop.order_varies and loop.volatility is V.NONDETERMINISTIC
+    assert loop.reason.startswith("iterates examples by @key")
+    assert all(s.volatility is V.NONDETERMINISTIC for s in loop.children if isinstance(s, Slot))
+
+
+def test_key_of_an_outer_or_inner_loop(tmp_path, ctx):
+    # @key inside a nested if still reads this loop's key
+    t = read(tmp_path, body("{{#each a}}{{#if x}}{{@key}}{{/if}}{{/each}}"), ctx)
+    assert t.sections[0].parts[0].order_varies
+    # an inner each's @key is the inner loop's; @../key reaches the outer one
+    t = read(tmp_path, body("{{#each a}}{{#each b}}{{@key}}{{/each}}{{/each}}"), ctx)
+    (outer,) = t.sections[0].parts
+    (inner,) = outer.children
+    assert not outer.order_varies and inner.order_varies
+    t = read(tmp_path, body("{{#each a}}{{#each b}}{{@../key}}{{/each}}{{/each}}"), ctx)
+    (outer,) = t.sections[0].parts
+    assert outer.order_varies and not outer.children[0].order_varies
+    # an index, a list's items, or @key in the else branch: not by key
+    t = read(tmp_path, body("{{#each a as |item i|}}{{@index}} {{i}} {{item}}{{else}}{{@key}}{{/each}}"), ctx)
+    assert not t.sections[0].parts[0].order_varies
+
+
+def test_custom_block_helper_is_a_container(tmp_path, ctx):
+    t = read(tmp_path, body("{{#markdown}}As of {{now}}{{/markdown}}"), ctx)
+    (call,) = t.sections[0].parts
+    assert call.kind is SlotKind.CALL and call.volatility is V.REQUEST
+    assert call.reason.startswith("contains {{now}}: ")
+
+
+def test_static_conditional_does_not_break_the_prefix_its_child_does(tmp_path, ctx):
+    from promptlint.analysis.prefix import analyze
+    from promptlint.tokenizers import get_tokenizer
+
+    content = ("---\nmodel: m\npromptlint:\n  variables:\n    show_tips: static\n---\n"
+               "{{#if show_tips}}Tip: {{now}}{{/if}}\n" + "Always answer politely and cite sources. " * 40)
+    t = read(tmp_path, content, ctx)
+    (region, *_) = t.sections[0].parts
+    assert region.kind is SlotKind.CONDITIONAL and region.volatility is V.STATIC
+    analysis = analyze(t, get_tokenizer("tiktoken:o200k_base"))
+    breaker = analysis.scopes["global"].breaker
+    assert breaker is not None and breaker.label == "{{now}}"
+    assert breaker.span.line_col == lc(content, "{{now}}") == (7, 23)
+    # the branch is not flipped: the varied render still has the tip
+    assert analysis.scopes["global"].varied.text.startswith("Tip: ")
+    assert analysis.reference.text.startswith("Tip: ")
 
 
 def test_if_else_if_chain_and_unless(tmp_path, ctx):
