@@ -24,22 +24,10 @@ def main() -> None:
     """Find prompt layouts that throw away the provider's prefix cache, and what they cost."""
 
 
-@main.command()
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["auto", "text", "json"]), default="auto",
-              show_default=True, help="Report format; auto is a rich table in a terminal, plain text otherwise.")
-@click.option("-p", "--provider", "providers", multiple=True, metavar="MODEL",
-              help="Provider/model to estimate for (repeatable), e.g. openai/gpt-4.1, claude-sonnet-4.5.")
-@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
-              help="Config file (default: promptlint.toml or [tool.promptlint] in pyproject.toml, found upward).")
-@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
-              help="Write the report to a file (atomically) instead of stdout.")
-@click.option("-v", "--verbose", is_flag=True, help="Show every formula's inputs.")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when cache breakers are found.")
-def audit(paths, fmt, providers, config_path, output, verbose, exit_zero):
-    """Audit prompt files: tokens, stable prefix, what each provider caches, and the money."""
+def _prepare(paths, config_path, providers):
+    """Paths that exist (missing ones reported), config and models; exits 2 on
+    a bad config or an unknown model."""
     from promptlint import config as config_mod
-    from promptlint.report import write_report
 
     paths = list(paths) or [Path(".")]
     missing = [p for p in paths if not p.exists()]
@@ -51,13 +39,44 @@ def audit(paths, fmt, providers, config_path, output, verbose, exit_zero):
     except config_mod.ConfigError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_ERROR)
-    from promptlint.audit import run_audit, select_models
+    from promptlint.audit import select_models
 
     try:
         models = select_models(config, tuple(providers) or None)
     except ValueError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_ERROR)
+    return paths, bool(missing), config, models
+
+
+def _common(f):
+    """Options every analysing command takes."""
+    options = [
+        click.argument("paths", nargs=-1, type=click.Path(path_type=Path)),
+        click.option("-p", "--provider", "providers", multiple=True, metavar="MODEL",
+                     help="Provider/model to estimate for (repeatable), e.g. openai/gpt-4.1, claude-sonnet-4.5."),
+        click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
+                     help="Config file (default: promptlint.toml or [tool.promptlint] in pyproject.toml, "
+                          "found upward)."),
+        click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
+                     help="Write the report to a file (atomically) instead of stdout."),
+        click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+@main.command()
+@_common
+@click.option("--format", "fmt", type=click.Choice(["auto", "text", "json"]), default="auto",
+              show_default=True, help="Report format; auto is a rich table in a terminal, plain text otherwise.")
+@click.option("-v", "--verbose", is_flag=True, help="Show every formula's inputs.")
+def audit(paths, providers, config_path, output, exit_zero, fmt, verbose):
+    """Audit prompt files: tokens, stable prefix, what each provider caches, and the money."""
+    from promptlint.report import write_report
+
+    paths, missing, config, models = _prepare(paths, config_path, providers)
     result = _run_with_progress(paths, config, models, fmt)
     for error in result.errors:
         click.echo(str(error), err=True)
@@ -67,6 +86,79 @@ def audit(paths, fmt, providers, config_path, output, verbose, exit_zero):
     if not exit_zero and any(p.has_breaker for p in result.prompts):
         sys.exit(EXIT_FINDINGS)
     sys.exit(EXIT_CLEAN)
+
+
+@main.command()
+@_common
+@click.option("--format", "fmt", type=click.Choice(["auto", "text", "json"]), default="auto",
+              show_default=True, help="Output format; auto is coloured in a terminal, plain text otherwise.")
+@click.option("--select", "select", multiple=True, metavar="CODE",
+              help="Only these rules (codes or prefixes, repeatable or comma-separated); overrides config.")
+@click.option("--ignore", "ignore", multiple=True, metavar="CODE",
+              help="Skip these rules (codes or prefixes), on top of config.")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default=None,
+              help="Lowest severity that makes the exit code 1 [default: warning, or fail-on in config].")
+def check(paths, providers, config_path, output, exit_zero, fmt, select, ignore, fail_on):
+    """Lint prompt files: each finding as path:line:col: PLxxx message, with what it costs."""
+    from promptlint.checks.base import Severity
+    from promptlint.lint import run_check
+    from promptlint.report.check_report import write_check_report
+
+    paths, missing, config, models = _prepare(paths, config_path, providers)
+    select = _codes(select)
+    ignore = _codes(ignore)
+    result = run_check(paths, config, models, select=select or None, ignore=ignore)
+    for error in result.errors:
+        click.echo(str(error), err=True)
+    write_check_report(result, fmt, output)
+    if missing or result.errors:
+        sys.exit(EXIT_ERROR)
+    threshold = Severity.parse(fail_on or config.fail_on)
+    if not exit_zero and any(f.severity >= threshold for f in result.findings):
+        sys.exit(EXIT_FINDINGS)
+    sys.exit(EXIT_CLEAN)
+
+
+def _codes(values) -> tuple[str, ...]:
+    import re
+
+    codes = tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
+    bad = [c for c in codes if not re.match(r"^(ALL|PL\d{0,3})$", c)]
+    if bad:
+        raise click.BadParameter(f"{', '.join(bad)} is not a rule code or prefix (e.g. PL001, PL00, ALL)")
+    return codes
+
+
+@main.command("rules")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
+def rules_cmd(fmt):
+    """List the rule catalogue."""
+    from promptlint import catalogue
+    from promptlint.report.rule_docs import catalogue_json, catalogue_markdown
+
+    rules = catalogue.load()
+    if fmt == "markdown":
+        click.echo(catalogue_markdown(rules), nl=False)
+    elif fmt == "json":
+        click.echo(catalogue_json(rules))
+    else:
+        width = max(len(r.name) for r in rules.values())
+        for r in rules.values():
+            click.echo(f"{r.id}  {r.name.ljust(width)}  {r.severity.label:<7}  {r.summary}")
+
+
+@main.command()
+@click.argument("code")
+def explain(code):
+    """Print a rule's documentation (by code, e.g. PL001, or name)."""
+    from promptlint import catalogue
+    from promptlint.report.rule_docs import rule_markdown
+
+    rule = catalogue.by_code_or_name(code)
+    if rule is None:
+        click.echo(f"error: no rule {code!r}; see `promptlint rules`", err=True)
+        sys.exit(EXIT_ERROR)
+    click.echo(rule_markdown(rule), nl=False)
 
 
 def _run_with_progress(paths, config, models, fmt):

@@ -5,6 +5,7 @@ errors that name the file and the key: a typo must never be silently ignored.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,10 @@ class Config:
     traffic: Traffic = field(default_factory=Traffic)
     models: dict[str, dict] = field(default_factory=dict)  # provider-table overrides
     default_role: str = "system"
+    select: tuple[str, ...] = ()  # rule codes or prefixes; empty means all
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    fail_on: str = "warning"
 
 
 def _expect(cond: bool, path, key, message):
@@ -45,6 +50,16 @@ def _strings(value, path, key) -> tuple[str, ...]:
     _expect(isinstance(value, list) and all(isinstance(v, str) for v in value), path, key,
             "expected a list of strings")
     return tuple(value)
+
+
+_SELECTOR = re.compile(r"^(ALL|PL\d{0,3})$")
+
+
+def _selectors(value, path, key) -> tuple[str, ...]:
+    codes = _strings(value, path, key)
+    for code in codes:
+        _expect(bool(_SELECTOR.match(code)), path, key, f"{code!r} is not a rule code or prefix (e.g. PL001, PL00, ALL)")
+    return codes
 
 
 def _traffic(value, path) -> Traffic:
@@ -104,6 +119,16 @@ def from_table(table: dict, path: Path | None, root: Path) -> Config:
             _expect(isinstance(value, dict) and all(isinstance(v, dict) for v in value.values()), shown, key,
                     "expected a table of model tables, e.g. [tool.promptlint.models.\"openai/gpt-4.1\"]")
             cfg.models = value
+        elif key == "select":
+            cfg.select = _selectors(value, shown, key)
+        elif key in ("ignore", "extend-ignore"):
+            cfg.ignore = cfg.ignore + _selectors(value, shown, key)
+        elif key == "per-file-ignores":
+            _expect(isinstance(value, dict), shown, key, 'expected a table of "glob" = ["PL001", ...]')
+            cfg.per_file_ignores = {glob: _selectors(codes, shown, f"{key}.{glob}") for glob, codes in value.items()}
+        elif key == "fail-on":
+            _expect(value in ("error", "warning", "info"), shown, key, "expected error, warning or info")
+            cfg.fail_on = value
         elif key == "default-role":
             _expect(value in ("system", "developer", "user"), shown, key, "expected system, developer or user")
             cfg.default_role = value

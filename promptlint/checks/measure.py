@@ -1,0 +1,65 @@
+"""Shared measurements for rules: how many stable tokens follow a slot, and
+what losing them costs. Formula (named in every rule's docs):
+
+    usd/month = cacheable(tokens) × input price × (1 − cached-read multiplier)
+                × P(warm at the scope) × requests per month
+
+for the first selected model, with P and prices from the audit's estimate.
+"""
+
+from __future__ import annotations
+
+from promptlint.analysis.render import varies_in
+from promptlint.checks.base import CheckContext
+from promptlint.economics.providers import cacheable
+from promptlint.ir import Scope, Slot, Volatility
+from promptlint.tokenizers import get_tokenizer
+
+# Below this many stable tokens after a slot, moving it saves nothing worth a
+# finding (see promptlint.audit.MIN_BREAKER_GAIN).
+from promptlint.audit import MIN_BREAKER_GAIN  # noqa: E402
+
+SEVERITY_BY_CLASS = {
+    Volatility.NONDETERMINISTIC: "error",
+    Volatility.REQUEST: "error",
+    Volatility.SESSION: "warning",
+    Volatility.USER: "warning",
+    Volatility.DAY: "info",
+    Volatility.DEPLOY: "info",
+}
+
+
+def widest_scope(volatility: Volatility) -> Scope:
+    """The widest scope whose shared prefix this class breaks (day and deploy
+    break none within their period; they count against all users)."""
+    for scope in Scope:
+        if scope.varies(volatility):
+            return scope
+    return Scope.GLOBAL
+
+
+def stable_tokens_after(ctx: CheckContext, slot: Slot, scope: Scope) -> int:
+    """Tokens of the reference render after `slot` that do not vary at `scope`."""
+    render = ctx.primary.reference
+    ends = [p.end for p in render.pieces if any(s is slot for s in p.slots)]
+    if not ends:
+        return 0
+    after = max(ends)
+    vary = lambda s: scope.varies(s.volatility) or s is slot  # noqa: E731
+    text = "".join(render.text[p.start:p.end] for p in render.pieces
+                   if p.start >= after and not any(varies_in(s, vary) for s in p.slots))
+    if not text:
+        return 0
+    return len(get_tokenizer(ctx.primary.tokenizer).encode(text))
+
+
+def monthly_cost(ctx: CheckContext, tokens: int, scope: Scope) -> tuple[float, str]:
+    """What re-prefilling `tokens` on every request costs per month on the
+    first selected model, and that model's key."""
+    model = ctx.models[0]
+    spec, cost = model.spec, model.cost
+    p_warm = cost.warm_probability.get(scope.key, 0.0)
+    requests = ctx.config.traffic.requests_per_day * ctx.config.traffic.days_per_month
+    cached = cacheable(spec, tokens)  # what the provider would cache of them (minimum, increments)
+    usd = cached * spec.input_price_per_mtok / 1e6 * (1 - spec.cached_read_multiplier) * p_warm * requests
+    return usd, spec.key

@@ -1,0 +1,52 @@
+"""PL001: a slot that changes more often than the content after it sits
+ahead of that content, so the provider's prefix cache stops at the slot."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from promptlint.checks.base import CheckContext, Finding, Severity
+from promptlint.checks.measure import (
+    MIN_BREAKER_GAIN, SEVERITY_BY_CLASS, monthly_cost, stable_tokens_after, widest_scope,
+)
+from promptlint.ir import Slot, Volatility
+from promptlint.analysis.render import CONTAINERS
+
+SCOPE_WORDS = {"global": "all users", "user": "one user's sessions", "session": "one session's requests"}
+
+
+def candidates(parts) -> Iterator[Slot]:
+    """Outermost slots that are not static (containers are looked into)."""
+    for part in parts:
+        if not isinstance(part, Slot):
+            continue
+        if part.kind in CONTAINERS or part.volatility is Volatility.STATIC:
+            yield from candidates(part.children)
+            yield from candidates(part.else_children)
+        else:
+            yield part
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    for section in ctx.template.sections:
+        for slot in candidates(section.parts):
+            if slot.span is None:
+                continue
+            scope = widest_scope(slot.volatility)
+            tokens = stable_tokens_after(ctx, slot, scope)
+            if tokens < MIN_BREAKER_GAIN:
+                continue
+            usd, model = monthly_cost(ctx, tokens, scope)
+            period = {Volatility.DAY: "once a day", Volatility.DEPLOY: "on every release"}.get(slot.volatility)
+            if period:
+                effect = f"the cache of the {tokens:,} stable tokens after it is rebuilt {period}"
+                usd = 0.0
+            else:
+                effect = f"it keeps {tokens:,} stable tokens after it from being shared by {SCOPE_WORDS[scope.key]}"
+            yield Finding(
+                "PL001", Severity.parse(SEVERITY_BY_CLASS[slot.volatility]),
+                f"{slot.label} is {slot.volatility.label} ({slot.reason}): {effect}",
+                slot.span, tokens=tokens, usd_per_month=usd, model=model,
+                fix="move it after the stable content (the end of the last user message), "
+                    "or declare its real volatility in [tool.promptlint.variables]",
+            )

@@ -1,0 +1,90 @@
+"""Output of `promptlint check`: one line per finding,
+`path:line:col: PLxxx message`, coloured by severity in a terminal, and a
+JSON form with the same facts."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from promptlint import catalogue
+from promptlint.report import atomic_write
+
+SCHEMA_VERSION = "1.0"
+STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+
+
+def _cost(f) -> str:
+    if f.tokens is None:
+        return ""
+    money = f"; ~${f.usd_per_month:,.2f}/month on {f.model}" if f.usd_per_month else ""
+    return f" ({f.tokens:,} tokens{money})"
+
+
+def line(f) -> str:
+    row, col = f.line_col
+    return f"{f.path}:{row}:{col}: {f.rule} {f.message}{_cost(f)}"
+
+
+def summary(result) -> str:
+    counts = {s: 0 for s in ("error", "warning", "info")}
+    for f in result.findings:
+        counts[f.severity.label] += 1
+    suppressed = f" ({result.suppressed} suppressed)" if result.suppressed else ""
+    if not result.findings:
+        return f"All checks passed: {result.prompts} prompts in {result.files} files{suppressed}."
+    parts = ", ".join(f"{n} {k}{'s' if n != 1 and k != 'info' else ''}" for k, n in counts.items() if n)
+    return f"Found {len(result.findings)} findings ({parts}) in {result.prompts} prompts{suppressed}."
+
+
+def to_json(result) -> dict:
+    rules = catalogue.load()
+    findings = []
+    for f in result.findings:
+        line_no, col = f.line_col
+        end_line, end_col = f.span.end_line_col
+        findings.append({
+            "code": f.rule,
+            "name": rules[f.rule].name if f.rule in rules else None,
+            "severity": f.severity.label,
+            "message": f.message,
+            "location": {"path": f.path, "line": line_no, "column": col, "end_line": end_line, "end_column": end_col},
+            "prompt": f.prompt,
+            "tokens": f.tokens,
+            "usd_per_month": round(f.usd_per_month, 6) if f.usd_per_month is not None else None,
+            "model": f.model,
+            "fix": f.fix,
+        })
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "findings": findings,
+        "errors": [{"path": e.path, "line": e.line, "column": e.col, "message": e.message} for e in result.errors],
+        "summary": {"files": result.files, "prompts": result.prompts, "findings": len(result.findings),
+                    "suppressed": result.suppressed},
+    }
+
+
+def write_check_report(result, fmt: str, output: Path | None) -> None:
+    if fmt == "json":
+        text = json.dumps(to_json(result), indent=2, ensure_ascii=False) + "\n"
+    elif fmt == "auto" and output is None and sys.stdout.isatty():
+        from rich.console import Console
+        from rich.text import Text
+
+        console = Console(highlight=False)
+        for f in result.findings:
+            row, col = f.line_col
+            t = Text(f"{f.path}:{row}:{col}: ", style="bold")
+            t.append(f.rule, style=STYLE[f.severity.label])
+            t.append(f" {f.message}")
+            t.append(_cost(f), style="dim")
+            console.print(t)
+        console.print(Text(summary(result), style="bold"))
+        return
+    else:
+        text = "".join(line(f) + "\n" for f in result.findings) + summary(result) + "\n"
+    if output is not None:
+        atomic_write(output, text)
+    else:
+        sys.stdout.write(text)

@@ -1,0 +1,56 @@
+"""The catalogue's examples are the rules' tests: every bad example yields
+exactly its listed findings of its rule, every good example none. Also: the
+catalogue is complete and docs/rules.md is generated from it."""
+
+import importlib
+from pathlib import Path
+
+import pytest
+
+from promptlint import catalogue
+from promptlint.audit import select_models
+from promptlint.checks import module_name
+from promptlint.config import from_table
+from promptlint.lint import run_check
+from promptlint.report.rule_docs import catalogue_markdown
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = catalogue.load()
+EXAMPLES = [pytest.param(rule, ex, id=f"{rule.id}-{ex.kind}-{i + 1}-{ex.file}")
+            for rule in RULES.values() for i, ex in enumerate(rule.examples)]
+
+
+def run_example(tmp_path: Path, example):
+    for rel, body in example.files.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(body, encoding="utf-8", newline="")
+    path = tmp_path / example.file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(example.code, encoding="utf-8", newline="")
+    config = from_table(dict(example.config), None, tmp_path)
+    return run_check([path], config, select_models(config))
+
+
+@pytest.mark.parametrize("rule,example", EXAMPLES)
+def test_catalogue_example(tmp_path, rule, example):
+    result = run_example(tmp_path, example)
+    assert result.errors == []
+    found = sorted(f.line_col for f in result.findings if f.rule == rule.id)
+    assert found == sorted(example.findings), [f.message for f in result.findings if f.rule == rule.id]
+
+
+@pytest.mark.parametrize("rule", RULES.values(), ids=list(RULES))
+def test_rule_is_complete(rule):
+    importlib.import_module(module_name(rule.id, rule.name))
+    bad = [e for e in rule.examples if e.kind == "bad"]
+    good = [e for e in rule.examples if e.kind == "good"]
+    assert len(bad) >= 2 and len(good) >= 2
+    formats = {Path(e.file).suffix for e in rule.examples}
+    assert len(formats) >= 2, "examples in more than one source format"
+    assert rule.path == f"{rule.id}-{rule.name}.toml"
+
+
+def test_rule_docs_are_generated_from_the_catalogue():
+    docs = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert docs == catalogue_markdown(RULES), "docs/rules.md is stale: run `promptlint rules --format markdown > docs/rules.md`"
