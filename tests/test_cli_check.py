@@ -1,0 +1,154 @@
+"""`promptlint check` end to end: exact output lines and exit codes for
+selection, severities, per-file ignores, suppressions and bad input."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from promptlint.cli import main
+
+STABLE = (
+    "You are the support assistant for Harbor & Pine, an outdoor gear retailer.\n"
+    "Answer questions about orders, returns, warranties and product care. Be concise\n"
+    "and friendly, never invent order details, and always offer to connect the\n"
+    "customer with a human agent when a refund over $200 is requested. Policies:\n"
+    "returns within 60 days with a receipt; lifetime warranty on stitching and\n"
+    "buckles; no returns on worn footwear.\n"
+)
+
+
+@pytest.fixture
+def project(tmp_path):
+    # a low minimum so these short prompts are cacheable and findings carry money
+    (tmp_path / "promptlint.toml").write_text('providers = ["openai/gpt-4.1"]\n'
+                                              '[models."openai/gpt-4.1"]\nmin_tokens = 64\n')
+    (tmp_path / "time.j2").write_text("Current time: {{ now }}\n" + STABLE)
+    (tmp_path / "user.j2").write_text("Hello {{ user_name }}.\n" + STABLE)
+    (tmp_path / "date.j2").write_text("Today is {{ today }}.\n" + STABLE)
+    (tmp_path / "clean.j2").write_text(STABLE + "Question: {{ question }}\n")
+    return tmp_path
+
+
+def check(cwd: Path, *args):
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return CliRunner().invoke(main, ["check", *args], catch_exceptions=False)
+    finally:
+        os.chdir(old)
+
+
+def codes(result):
+    return [line.split(": ", 1)[1].split(" ", 1)[0] for line in result.stdout.splitlines() if ": PL" in line]
+
+
+def test_findings_lines_and_exit_code(project):
+    result = check(project, ".")
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("date.j2:1:10: PL001 {{ today }} is day (")
+    assert lines[1].startswith("time.j2:1:15: PL001 {{ now }} is request (")
+    assert "~$" in lines[1] and "/month on openai/gpt-4.1)" in lines[1]
+    assert lines[2].startswith("user.j2:1:7: PL001 {{ user_name }} is user (")
+    assert lines[3] == "Found 3 findings (1 error, 1 warning, 1 info) in 4 prompts."
+    assert result.exit_code == 1
+
+
+def test_fail_on_error_ignores_warnings(project):
+    (project / "time.j2").unlink()
+    assert check(project, ".", "--fail-on", "error").exit_code == 0
+    assert check(project, ".", "--fail-on", "warning").exit_code == 1
+    assert check(project, ".", "--fail-on", "info", "--select", "PL001", "--ignore", "PL001").exit_code == 0
+
+
+def test_fail_on_from_config(project):
+    (project / "promptlint.toml").write_text('providers = ["openai/gpt-4.1"]\nfail-on = "error"\n'
+                                              '[models."openai/gpt-4.1"]\nmin_tokens = 64\n')
+    (project / "time.j2").unlink()
+    assert check(project, ".").exit_code == 0
+
+
+def test_select_and_ignore(project):
+    assert codes(check(project, ".", "--select", "PL007")) == []
+    result = check(project, ".", "--ignore", "PL001")
+    assert codes(result) == [] and result.exit_code == 0
+    assert result.stdout == "All checks passed: 4 prompts in 4 files.\n"
+
+
+def test_per_file_ignores(project):
+    (project / "promptlint.toml").write_text('providers = ["openai/gpt-4.1"]\n'
+                                              '[models."openai/gpt-4.1"]\nmin_tokens = 64\n'
+                                              '[per-file-ignores]\n"time.j2" = ["PL001"]\n"user*.j2" = ["PL00"]\n')
+    result = check(project, ".")
+    assert [l.split(":")[0] for l in result.stdout.splitlines()[:-1]] == ["date.j2"]
+
+
+def test_line_suppression_and_unused_suppression(project):
+    (project / "time.j2").write_text("Current time: {{ now }} {# promptlint: ignore[PL001] #}\n" + STABLE)
+    (project / "clean.j2").write_text("{# promptlint: ignore[PL001] #}\n" + STABLE + "Question: {{ question }}\n")
+    result = check(project, "time.j2", "clean.j2")
+    assert result.stdout == (
+        "clean.j2:1:1: PL007 unused suppression: {# promptlint: ignore[PL001] #} suppresses nothing (PL001)\n"
+        "Found 1 findings (1 warning) in 2 prompts (1 suppressed).\n"
+    )
+    assert result.exit_code == 1
+
+
+def test_comment_alone_on_its_line_covers_the_next_line_and_file_level(project):
+    (project / "time.j2").write_text("{# promptlint: ignore[PL001] #}\nCurrent time: {{ now }}\n" + STABLE)
+    (project / "user.j2").write_text("{# promptlint: ignore-file #}\nHello {{ user_name }}.\n" + STABLE)
+    result = check(project, "time.j2", "user.j2")
+    assert result.stdout == "All checks passed: 2 prompts in 2 files (2 suppressed).\n"
+    assert result.exit_code == 0
+
+
+def test_suppressions_in_handlebars_yaml_and_markdown(tmp_path):
+    (tmp_path / "promptlint.toml").write_text('providers = ["openai/gpt-4.1"]\n')
+    (tmp_path / "a.prompt").write_text("{{role \"system\"}}\nNow: {{now}} {{! promptlint: ignore[PL001] }}\n" + STABLE)
+    (tmp_path / "b.messages.yaml").write_text(
+        "messages:\n  - role: system\n    # promptlint: ignore[PL001]\n"
+        f"    content: \"Now: {{{{ now }}}}. {STABLE.replace(chr(10), ' ')}\"\n")
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    (prompts / "c.md").write_text("Now: {{now}} <!-- promptlint: ignore[PL001] -->\n" + STABLE)
+    result = check(tmp_path, ".")
+    assert result.stdout == "All checks passed: 3 prompts in 3 files (3 suppressed).\n", result.stdout
+
+
+def test_syntax_error_reported_and_other_files_checked(project):
+    (project / "broken.j2").write_text("ok\n{% if %}\n")
+    result = check(project, ".", "--select", "PL001")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == ["broken.j2:2:1: Jinja syntax error: Expected an expression, got 'end of statement block'"]
+    assert "time.j2:1:15: PL001" in result.stdout
+
+
+def test_json_output(project):
+    result = check(project, "time.j2", "--format", "json")
+    report = json.loads(result.stdout)
+    assert report["schema_version"] == "1.0"
+    (finding,) = report["findings"]
+    assert finding["code"] == "PL001" and finding["name"] == "volatile-before-stable"
+    assert finding["severity"] == "error"
+    assert finding["location"] == {"path": "time.j2", "line": 1, "column": 15, "end_line": 1, "end_column": 24}
+    assert finding["tokens"] > 64 and finding["model"] == "openai/gpt-4.1"
+
+
+def test_bad_selector_and_unknown_config_key(project):
+    assert check(project, ".", "--select", "XX1").exit_code == 2
+    (project / "promptlint.toml").write_text('slect = ["PL001"]\n')
+    result = check(project, ".")
+    assert result.exit_code == 2
+    assert result.stderr.strip().endswith("promptlint.toml: slect: unknown key")
+
+
+def test_rules_and_explain():
+    runner = CliRunner()
+    listing = runner.invoke(main, ["rules"]).stdout
+    assert listing.splitlines()[0].startswith("PL001  volatile-before-stable")
+    doc = runner.invoke(main, ["explain", "PL001"])
+    assert doc.exit_code == 0 and doc.stdout.startswith("# PL001 volatile-before-stable")
+    assert "## Why it costs" in doc.stdout and "```jinja" in doc.stdout
+    assert runner.invoke(main, ["explain", "PL999"]).exit_code == 2
