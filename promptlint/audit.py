@@ -94,8 +94,17 @@ def source_context(config: Config) -> SourceContext:
     )
 
 
+# Formats whose requests carry their own explicit breakpoints: without one,
+# an explicit-caching provider caches nothing. Other formats (templates) have
+# no notion of breakpoints; for them one is assumed at the end of the stable
+# prefix, where the integrating code would put it.
+EXPLICIT_FORMATS = frozenset({"messages-anthropic"})
+
+
 def _cached(spec: ModelSpec, analysis: PrefixAnalysis) -> dict[str, int]:
-    breakpoints = [pos for pos, _ in analysis.breakpoint_tokens] or None
+    breakpoints: list[int] | None = [pos for pos, _ in analysis.breakpoint_tokens]
+    if not breakpoints and analysis.template.format not in EXPLICIT_FORMATS:
+        breakpoints = None
     return {scope.key: cacheable(spec, analysis.stable(scope.key), breakpoints) for scope in Scope}
 
 

@@ -1,8 +1,11 @@
 """Shared measurements for rules: how many stable tokens follow a slot, and
 what losing them costs. Formula (named in every rule's docs):
 
-    usd/month = cacheable(tokens) × input price × (1 − cached-read multiplier)
+    usd/month = (cacheable(stable + tokens) − cacheable(stable))
+                × input price × (1 − cached-read multiplier)
                 × P(warm at the scope) × requests per month
+
+where `stable` is today's stable prefix at the scope.
 
 for the first selected model, with P and prices from the audit's estimate.
 """
@@ -60,6 +63,9 @@ def monthly_cost(ctx: CheckContext, tokens: int, scope: Scope) -> tuple[float, s
     spec, cost = model.spec, model.cost
     p_warm = cost.warm_probability.get(scope.key, 0.0)
     requests = ctx.config.traffic.requests_per_day * ctx.config.traffic.days_per_month
-    cached = cacheable(spec, tokens)  # what the provider would cache of them (minimum, increments)
+    # what the provider would cache of them on top of today's stable prefix
+    # (its minimum and increments apply to the whole prefix, not to the gain)
+    base = ctx.primary.stable(scope.key)
+    cached = cacheable(spec, base + tokens) - cacheable(spec, base)
     usd = cached * spec.input_price_per_mtok / 1e6 * (1 - spec.cached_read_multiplier) * p_warm * requests
     return usd, spec.key

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from promptlint.checks import pl002_unstable_loop_order as pl002
+from promptlint.checks import pl006_whitespace_drift as pl006
 from promptlint.checks.base import CheckContext, Finding, Severity
 from promptlint.checks.measure import (
     MIN_BREAKER_GAIN, SEVERITY_BY_CLASS, monthly_cost, stable_tokens_after, widest_scope,
@@ -30,8 +32,8 @@ def candidates(parts) -> Iterator[Slot]:
 def check(ctx: CheckContext) -> Iterator[Finding]:
     for section in ctx.template.sections:
         for slot in candidates(section.parts):
-            if slot.span is None:
-                continue
+            if slot.span is None or pl002.owns(ctx, slot) or pl006.owns(ctx, slot):
+                continue  # the specific rule reports it, with the specific fix
             scope = widest_scope(slot.volatility)
             tokens = stable_tokens_after(ctx, slot, scope)
             if tokens < MIN_BREAKER_GAIN:
