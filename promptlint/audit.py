@@ -90,6 +90,7 @@ def source_context(config: Config) -> SourceContext:
     return SourceContext(
         variables=VariableTable(overrides=config.variables, samples=config.samples),
         root=config.root,
+        display_root=Path.cwd(),  # paths are reported as the user typed them, whatever config governs them
         default_role=config.default_role,
     )
 
@@ -155,3 +156,14 @@ def run_audit(paths: list[Path], config: Config, models: list[ModelSpec],
         if progress is not None:
             progress(index + 1, len(candidates))
     return result
+
+
+def merge_results(results: list[AuditResult]) -> AuditResult:
+    """One result from runs under different configs (files governed by
+    different promptlint.toml / pyproject.toml files)."""
+    merged = AuditResult(models=results[0].models if results else [])
+    for r in results:
+        merged.prompts += r.prompts
+        merged.errors += r.errors
+        merged.files += r.files
+    return merged

@@ -25,28 +25,35 @@ def main() -> None:
 
 
 def _prepare(paths, config_path, providers):
-    """Paths that exist (missing ones reported), config and models; exits 2 on
-    a bad config or an unknown model."""
+    """Group the paths that exist by the config that governs them (found
+    upward from each path, unless --config names one) and pick the models.
+    Missing paths are reported; a bad config or an unknown model exits 2.
+    Returns (groups of (config, models, paths), whether any path was missing)."""
     from promptlint import config as config_mod
+    from promptlint.audit import select_models
 
     paths = list(paths) or [Path(".")]
     missing = [p for p in paths if not p.exists()]
     for p in missing:
         click.echo(f"{p}:1:1: no such file or directory", err=True)
-    paths = [p for p in paths if p.exists()]
+    groups: dict = {}
     try:
-        config = config_mod.load(paths[0] if paths else Path("."), config_path)
+        for path in (p for p in paths if p.exists()):
+            config = config_mod.load(path, config_path)
+            key = config.path or config.root
+            if key not in groups:
+                groups[key] = (config, select_models(config, tuple(providers) or None), [])
+            groups[key][2].append(path)
     except config_mod.ConfigError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_ERROR)
-    from promptlint.audit import select_models
-
-    try:
-        models = select_models(config, tuple(providers) or None)
     except ValueError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_ERROR)
-    return paths, bool(missing), config, models
+    if not groups:  # nothing exists: still a valid (empty) run under the cwd's config
+        config = config_mod.load(Path("."), config_path)
+        groups[None] = (config, select_models(config, tuple(providers) or None), [])
+    return list(groups.values()), bool(missing)
 
 
 def _common(f):
@@ -76,8 +83,11 @@ def audit(paths, providers, config_path, output, exit_zero, fmt, verbose):
     """Audit prompt files: tokens, stable prefix, what each provider caches, and the money."""
     from promptlint.report import write_report
 
-    paths, missing, config, models = _prepare(paths, config_path, providers)
-    result = _run_with_progress(paths, config, models, fmt)
+    from promptlint.audit import merge_results
+
+    groups, missing = _prepare(paths, config_path, providers)
+    result = merge_results([_run_with_progress(p, c, m, fmt) for c, m, p in groups])
+    config = groups[0][0]
     for error in result.errors:
         click.echo(str(error), err=True)
     write_report(result, config, fmt, output, verbose)
@@ -104,10 +114,13 @@ def check(paths, providers, config_path, output, exit_zero, fmt, select, ignore,
     from promptlint.lint import run_check
     from promptlint.report.check_report import write_check_report
 
-    paths, missing, config, models = _prepare(paths, config_path, providers)
+    from promptlint.lint import merge_results
+
+    groups, missing = _prepare(paths, config_path, providers)
     select = _codes(select)
     ignore = _codes(ignore)
-    result = run_check(paths, config, models, select=select or None, ignore=ignore)
+    result = merge_results([run_check(p, c, m, select=select or None, ignore=ignore) for c, m, p in groups])
+    config = groups[0][0]
     for error in result.errors:
         click.echo(str(error), err=True)
     write_check_report(result, fmt, output)

@@ -68,3 +68,16 @@ def run_check(paths: list[Path], config: Config, models, select=None, ignore=Non
         kept.extend(f for f in unused_suppressions(directives, rule_ids) if not _per_file_ignored(f, config))
     result.findings = sorted(kept, key=Finding.sort_key)
     return result
+
+
+def merge_results(results: list[CheckResult]) -> CheckResult:
+    """One result from runs under different configs."""
+    merged = CheckResult()
+    for r in results:
+        merged.findings += r.findings
+        merged.errors += r.errors
+        merged.suppressed += r.suppressed
+        merged.files += r.files
+        merged.prompts += r.prompts
+    merged.findings.sort(key=Finding.sort_key)
+    return merged

@@ -152,3 +152,14 @@ def test_rules_and_explain():
     assert doc.exit_code == 0 and doc.stdout.startswith("# PL001 volatile-before-stable")
     assert "## Why it costs" in doc.stdout and "```jinja" in doc.stdout
     assert runner.invoke(main, ["explain", "PL999"]).exit_code == 2
+
+
+def test_config_found_upward_from_each_checked_file(project):
+    sub = project / "legacy"
+    sub.mkdir()
+    (sub / "promptlint.toml").write_text('providers = ["openai/gpt-4.1"]\nignore = ["PL001"]\n')
+    (sub / "old.j2").write_text("Current time: {{ now }}\n" + STABLE)
+    result = check(project, "time.j2", "legacy/old.j2")
+    assert codes(result) == ["PL001"]
+    assert result.stdout.startswith("time.j2:1:15: PL001")
+    assert "Found 1 findings (1 error) in 2 prompts." in result.stdout

@@ -20,14 +20,15 @@ class SourceContext:
     """Per-run settings every reader needs."""
 
     variables: VariableTable = field(default_factory=VariableTable)
-    root: Path = field(default_factory=Path.cwd)  # display paths are relative to it
+    root: Path = field(default_factory=Path.cwd)  # the project root (config folder): includes fall back to it
+    display_root: Path | None = None  # reported paths are relative to it (default: root)
     default_role: str = "system"  # role of a plain template with no role markers
     max_file_bytes: int = MAX_FILE_BYTES
     max_include_depth: int = MAX_INCLUDE_DEPTH
 
     def display_path(self, path: Path) -> str:
         try:
-            return str(path.resolve().relative_to(self.root.resolve()))
+            return str(path.resolve().relative_to((self.display_root or self.root).resolve()))
         except ValueError:
             return str(path)
 
