@@ -196,9 +196,9 @@ def test_loop_over_static_list_takes_its_items_volatility(tmp_path, ctx):
 
 
 def test_conditional_takes_its_conditions_volatility_not_its_childrens(tmp_path, ctx):
-    t = read(tmp_path, body("{{#if show_examples}}As of {{now}}:{{/if}}"), ctx)
+    t = read(tmp_path, body("{{#if examples}}As of {{now}}:{{/if}}"), ctx)
     (region,) = t.sections[0].parts
-    assert region.kind is SlotKind.CONDITIONAL and region.names == ("show_examples",)
+    assert region.kind is SlotKind.CONDITIONAL and region.names == ("examples",)
     assert region.volatility is V.STATIC and "contains" not in region.reason
     (now,) = [p for p in region.children if isinstance(p, Slot)]
     assert now.volatility is V.REQUEST  # the child keeps its own class

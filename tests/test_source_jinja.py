@@ -51,10 +51,10 @@ def test_crlf_offsets_map_back_to_the_file(tmp_path):
 
 
 def test_calls_and_filters_set_volatility(tmp_path):
-    t = load(tmp_path, "{{ uuid4() }} {{ items | random }} {{ now().strftime('%Y') }} {{ 'x' | upper }}")
+    t = load(tmp_path, "{{ uuid4() }} {{ items | random }} {{ now().strftime('%H:%M') }} {{ 'x' | upper }}")
     assert by_label(t, "{{ uuid4() }}").volatility is Volatility.NONDETERMINISTIC
     assert by_label(t, "{{ items | random }}").volatility is Volatility.NONDETERMINISTIC
-    assert by_label(t, "{{ now().strftime('%Y') }}").volatility is Volatility.REQUEST
+    assert by_label(t, "{{ now().strftime('%H:%M') }}").volatility is Volatility.REQUEST
     const = by_label(t, "{{ 'x' | upper }}")
     assert const.volatility is Volatility.STATIC
 
@@ -126,3 +126,17 @@ def test_errors_name_the_line(tmp_path, text, files, line, message):
         load(tmp_path, text, files=files)
     assert err.value.line == line
     assert message in str(err.value)
+
+
+def test_strftime_format_sets_the_precision(tmp_path):
+    t = load(tmp_path, "{{ now().strftime('%Y-%m-%d') }} {{ now().strftime('%Y-%m-%d %H:%M') }}")
+    day, minute = slots(t)
+    assert day.volatility is Volatility.DAY and "once a day" in day.reason
+    assert minute.volatility is Volatility.REQUEST
+
+
+def test_caller_switches_are_not_static_content(tmp_path):
+    t = load(tmp_path, "{% if show_examples %}\n\n{% endif %}{{ examples }}")
+    flag, examples = slots(t)
+    assert flag.volatility is Volatility.REQUEST and "switch" in flag.reason
+    assert examples.volatility is Volatility.STATIC

@@ -56,6 +56,10 @@ def _rule(volatility: Volatility, what: str, *patterns: str) -> tuple[re.Pattern
 
 # Checked in order against the lower-cased snake_case name; first match wins.
 NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
+    # switches set by the caller (`show_examples`) are not the content their
+    # name mentions; with no other evidence they count as per-request input
+    (re.compile(r"^(show|include|use|enable|disable|with|hide|skip|add)_.+$"),
+     Verdict(V.REQUEST, "the name suggests a switch the caller sets, assumed to change per request")),
     _rule(V.STATIC, "fixed configuration",
           r"(base_|main_)?system_?(prompt|message|instructions?)", r"preamble", r"(global_|base_)?instructions?",
           r".*guidelines?", r".*polic(y|ies)", r"tools?", r"tool_(defs|definitions|specs|list|schemas?)",
@@ -164,3 +168,14 @@ class VariableTable:
         """Known sample values for exactly this name (not its root: the
         sample of `user` says nothing about `user.name`)."""
         return self.samples.get(name, ())
+
+
+# strftime directives finer than a day: a format without them has day precision
+_TIME_DIRECTIVES = re.compile(r"%[-_0^#]?[HIMSpfXcTsrRzZkl]")
+
+
+def strftime_precision(fmt: str) -> Verdict:
+    """`now().strftime(fmt)`: the format decides how often the text changes."""
+    if _TIME_DIRECTIVES.search(fmt):
+        return Verdict(V.REQUEST, f"formats the current time to {fmt!r}: changes every request")
+    return Verdict(V.DAY, f"formats the current date to {fmt!r}: changes once a day")

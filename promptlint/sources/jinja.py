@@ -16,7 +16,7 @@ from pathlib import Path
 import jinja2
 from jinja2 import nodes
 
-from promptlint.analysis.volatility import FILTERS, SORTING_FILTERS, Verdict, classify_call
+from promptlint.analysis.volatility import FILTERS, SORTING_FILTERS, Verdict, classify_call, strftime_precision
 from promptlint.ir import (
     Part, PromptTemplate, Section, Slot, SlotKind, SourceError, SourceFile, Span, Text, Volatility,
 )
@@ -87,7 +87,9 @@ class _Builder:
     """Turns one fragment's tokens into IR parts."""
 
     def __init__(self, text: str, file: SourceFile, index_map: list[int] | None,
-                 ctx: SourceContext, base_dir: Path | None, stack: tuple[Path, ...]):
+                 ctx: SourceContext, base_dir: Path | None, stack: tuple[Path, ...],
+                 keep_newlines: bool = False):
+        self.keep_newlines = keep_newlines
         self.file = file
         self.ctx = ctx
         self.base_dir = base_dir
@@ -106,6 +108,15 @@ class _Builder:
 
     def span(self, start: int, end: int) -> Span:
         return Span(self.file, self.offset(start), self.offset(end))
+
+    def literal(self, tok: "_Tok") -> Text:
+        """A data token as sent: Jinja's own rendering turns CRLF into LF, but
+        a string that is only templated (a text prompt, a message content)
+        keeps the line ends it was written with."""
+        value = tok.value
+        if self.keep_newlines:
+            value = self.text[self.norm_map[tok.start]:self.norm_map[tok.end]]
+        return Text(value, self.span(tok.start, tok.end))
 
     def error(self, line: int, message: str) -> SourceError:
         """An error at a 1-based line of this fragment, reported in file terms."""
@@ -169,7 +180,7 @@ class _Builder:
         while i < len(toks):
             tok = toks[i]
             if tok.kind == "data":
-                parts.append(Text(tok.value, self.span(tok.start, tok.end)))
+                parts.append(self.literal(tok))
                 i += 1
             elif tok.kind == "variable_begin":
                 j = i + 1
@@ -186,7 +197,7 @@ class _Builder:
                 i += 1
                 while toks[i].kind != "raw_end":
                     if toks[i].kind == "data":
-                        parts.append(Text(toks[i].value, self.span(toks[i].start, toks[i].end)))
+                        parts.append(self.literal(toks[i]))
                     i += 1
                 i += 1
             elif tok.kind == "block_begin":
@@ -369,6 +380,12 @@ class _Builder:
         def visit(n: nodes.Node):
             if isinstance(n, nodes.Filter) and n.name in FILTERS:
                 found.append(FILTERS[n.name])
+            if (isinstance(n, nodes.Call) and isinstance(n.node, nodes.Getattr) and n.node.attr == "strftime"
+                    and n.args and isinstance(n.args[0], nodes.Const) and isinstance(n.args[0].value, str)):
+                inner, _ = self._verdict_of(n.node.node, scope)
+                if inner.volatility >= Volatility.DAY:  # a formatted clock: the format sets the precision
+                    found.append(strftime_precision(n.args[0].value))
+                    return
             if isinstance(n, nodes.Call):
                 fname = _dotted(n.node)
                 if fname:
@@ -534,11 +551,13 @@ def _is_dotted(expr: list[_Tok]) -> bool:
 
 
 def parse_jinja_fragment(text: str, file: SourceFile, index_map: list[int] | None, ctx: SourceContext,
-                         *, base_dir: Path | None = None) -> list[Part]:
+                         *, base_dir: Path | None = None, keep_newlines: bool = False) -> list[Part]:
     """IR parts of a Jinja fragment whose character i sits at file offset
-    index_map[i] (None: the fragment is the file's text from offset 0)."""
+    index_map[i] (None: the fragment is the file's text from offset 0).
+    `keep_newlines` keeps CRLF in literal text (for strings that are only
+    templated, not rendered by Jinja)."""
     stack = (file.path.resolve(),) if file.path.exists() else ()
-    builder = _Builder(text, file, index_map, ctx, base_dir, stack)
+    builder = _Builder(text, file, index_map, ctx, base_dir, stack, keep_newlines)
     return _flatten_blocks(builder.build())
 
 

@@ -77,7 +77,9 @@ def parse_template_string(text: str, file: SourceFile, index_map: list[int] | No
     if style == "jinja":
         from promptlint.sources.jinja import parse_jinja_fragment
 
-        return parse_jinja_fragment(text, file, index_map, ctx)
+        # a templated string keeps its line ends: the app substitutes values, it
+        # does not re-render the literal text through Jinja's newline handling
+        return parse_jinja_fragment(text, file, index_map, ctx, keep_newlines=True)
     if style == "handlebars":
         from promptlint.sources.dotprompt import parse_handlebars_fragment
 
