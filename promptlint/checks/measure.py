@@ -12,15 +12,17 @@ for the first selected model, with P and prices from the audit's estimate.
 
 from __future__ import annotations
 
-from promptlint.analysis.render import varies_in
+from collections.abc import Iterator
+
+from promptlint.analysis.render import CONTAINERS, varies_in
+# Below this many stable tokens after a slot, moving it saves nothing worth a
+# finding; rules share the audit's threshold (re-exported here).
+from promptlint.audit import MIN_BREAKER_GAIN as MIN_BREAKER_GAIN
 from promptlint.checks.base import CheckContext
 from promptlint.economics.providers import cacheable
 from promptlint.ir import Scope, Slot, Volatility
 from promptlint.tokenizers import get_tokenizer
 
-# Below this many stable tokens after a slot, moving it saves nothing worth a
-# finding (see promptlint.audit.MIN_BREAKER_GAIN).
-from promptlint.audit import MIN_BREAKER_GAIN  # noqa: E402
 
 SEVERITY_BY_CLASS = {
     Volatility.NONDETERMINISTIC: "error",
@@ -30,6 +32,19 @@ SEVERITY_BY_CLASS = {
     Volatility.DAY: "info",
     Volatility.DEPLOY: "info",
 }
+
+
+def candidates(parts) -> Iterator[Slot]:
+    """Outermost slots that are not static, in prompt order; containers
+    (includes, macro calls) and static regions are looked into."""
+    for part in parts:
+        if not isinstance(part, Slot):
+            continue
+        if part.kind in CONTAINERS or part.volatility is Volatility.STATIC:
+            yield from candidates(part.children)
+            yield from candidates(part.else_children)
+        else:
+            yield part
 
 
 def widest_scope(volatility: Volatility) -> Scope:

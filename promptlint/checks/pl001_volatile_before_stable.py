@@ -9,24 +9,11 @@ from promptlint.checks import pl002_unstable_loop_order as pl002
 from promptlint.checks import pl006_whitespace_drift as pl006
 from promptlint.checks.base import CheckContext, Finding, Severity
 from promptlint.checks.measure import (
-    MIN_BREAKER_GAIN, SEVERITY_BY_CLASS, monthly_cost, stable_tokens_after, widest_scope,
+    MIN_BREAKER_GAIN, SEVERITY_BY_CLASS, candidates, monthly_cost, stable_tokens_after, widest_scope,
 )
-from promptlint.ir import Slot, Volatility
-from promptlint.analysis.render import CONTAINERS
+from promptlint.ir import Volatility
 
 SCOPE_WORDS = {"global": "all users", "user": "one user's sessions", "session": "one session's requests"}
-
-
-def candidates(parts) -> Iterator[Slot]:
-    """Outermost slots that are not static (containers are looked into)."""
-    for part in parts:
-        if not isinstance(part, Slot):
-            continue
-        if part.kind in CONTAINERS or part.volatility is Volatility.STATIC:
-            yield from candidates(part.children)
-            yield from candidates(part.else_children)
-        else:
-            yield part
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:

@@ -20,7 +20,7 @@ from promptlint.checks.measure import (
     stable_tokens_after,
     widest_scope,
 )
-from promptlint.checks.pl001_volatile_before_stable import candidates
+from promptlint.checks.measure import candidates
 from promptlint.ir import Slot, Volatility
 from promptlint.tokenizers import get_tokenizer
 

@@ -38,6 +38,7 @@ from promptlint.analysis.render import CONTAINERS, varies_in
 from promptlint.checks.base import CheckContext, Finding, Severity
 from promptlint.checks.measure import (
     MIN_BREAKER_GAIN,
+    candidates,
     monthly_cost,
     stable_tokens_after,
     widest_scope,
@@ -215,22 +216,9 @@ def whitespace_only(slot: Slot) -> str | None:
     return None
 
 
-def _candidates(parts) -> Iterator[Slot]:
-    """Outermost slots that vary (containers and static regions are looked
-    into), as PL001 walks them."""
-    for part in parts:
-        if not isinstance(part, Slot):
-            continue
-        if part.kind in CONTAINERS or part.volatility is Volatility.STATIC:
-            yield from _candidates(part.children)
-            yield from _candidates(part.else_children)
-        else:
-            yield part
-
-
 def _drifting(ctx: CheckContext) -> Iterator[tuple[Slot, str]]:
     for section in ctx.template.sections:
-        for slot in _candidates(section.parts):
+        for slot in candidates(section.parts):
             how = whitespace_only(slot)
             if how is not None and slot.span is not None:
                 yield slot, how

@@ -23,6 +23,8 @@ import threading
 import zlib
 from pathlib import Path
 
+from promptlint.fsutil import atomic_write_bytes
+
 from . import TokenizerError
 from ._text import clean
 
@@ -93,21 +95,6 @@ def _packaged_blob(name: str, expected: str) -> bytes:
     return blob
 
 
-def _write_atomic(path: Path, blob: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(blob)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def seed(name: str, directory: Path | None = None) -> Path:
     """Make sure a verified rank file for ``name`` is in the cache; return its path.
 
@@ -124,7 +111,7 @@ def seed(name: str, directory: Path | None = None) -> Path:
     error: OSError | None = None
     for d in dirs:
         try:
-            _write_atomic(d / cache_key(name), blob)
+            atomic_write_bytes(d / cache_key(name), blob)
             return d / cache_key(name)
         except OSError as exc:  # unwritable cache dir: try the next one
             error = exc
