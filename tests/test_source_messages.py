@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 import json
+from pathlib import Path
 
 import pytest
 
-from promptlint.ir import Breakpoint, NotAPrompt, SourceError, Text
+from promptlint.ir import Breakpoint, NotAPrompt, SourceError, SourceFile, Span, Text
+from promptlint.sources import messages
 from promptlint.sources.base import SourceContext, read_source
 from promptlint.sources.messages import looks_like_messages, read
 
@@ -413,3 +417,185 @@ if given is not None:
         [t] = read(read_source(path, ctx), ctx)
         [slot] = t.slots()
         assert slot.span.source_text == "{{ user_name }}"
+
+
+# ------------------------------------------------------------- fast path (PyYAML) against ruamel
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+MESSAGE_FIXTURES = sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".json", ".yaml"))
+try:  # a dependency; without it every file goes through ruamel and these tests skip
+    import yaml
+except ImportError:  # pragma: no cover
+    yaml = None
+needs_pyyaml = pytest.mark.skipif(yaml is None, reason="PyYAML not installed: no fast path")
+
+
+def _ruamel_only(file):
+    """Stands in for `_compose_fast`: every file goes to ruamel, as before."""
+    raise messages._Fallback("test: ruamel path")
+
+
+def snapshot(obj):
+    """Templates as comparable values: spans as offsets, the file left out."""
+    if isinstance(obj, Span):
+        return ("span", obj.start, obj.end)
+    if isinstance(obj, SourceFile):
+        return "file"
+    if dataclasses.is_dataclass(obj):
+        return type(obj).__name__, tuple((f.name, snapshot(getattr(obj, f.name))) for f in dataclasses.fields(obj))
+    if isinstance(obj, (list, tuple)):
+        return tuple(snapshot(x) for x in obj)
+    if isinstance(obj, dict):
+        return tuple((k, snapshot(v)) for k, v in obj.items())
+    return obj
+
+
+def outcome(file, ctx, ruamel: bool = False):
+    """What `read` makes of a file: the templates, or the error it reports."""
+    with pytest.MonkeyPatch.context() as mp:
+        if ruamel:
+            mp.setattr(messages, "_compose_fast", _ruamel_only)
+        try:
+            return snapshot(read(file, ctx))
+        except SourceError as exc:
+            return type(exc).__name__, exc.path, exc.line, exc.col, exc.message
+
+
+def node_tree(node, memo=None):
+    """A node tree as values (plain style is None in ruamel, '' in libyaml)."""
+    memo = {} if memo is None else memo
+    if id(node) in memo:
+        return "alias", memo[id(node)]
+    memo[id(node)] = len(memo)
+    head = (type(node).__name__, node.tag, node.start_mark.index, node.end_mark.index)
+    if isinstance(node, messages._SCALAR_NODES):
+        return head + (node.style or None, node.value)
+    if isinstance(node, messages._MAPPING_NODES):
+        return head + tuple((node_tree(k, memo), node_tree(v, memo)) for k, v in node.value)
+    return head + tuple(node_tree(n, memo) for n in node.value)
+
+
+@needs_pyyaml
+def test_fast_loader_is_libyaml():
+    if not yaml.__with_libyaml__:
+        pytest.skip("PyYAML built without libyaml: the pure-Python SafeLoader is used")
+    assert issubclass(messages._FastLoader, yaml.CSafeLoader)
+
+
+@needs_pyyaml
+@pytest.mark.parametrize("path", MESSAGE_FIXTURES, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_fixtures_take_the_fast_path(monkeypatch, path):
+    def no_ruamel(file):
+        raise AssertionError(f"{file.display_path} fell back to ruamel")
+
+    monkeypatch.setattr(messages, "_compose_ruamel", no_ruamel)
+    ctx = SourceContext(root=FIXTURES)
+    templates = read(read_source(path, ctx), ctx)
+    assert templates and all(t.sections for t in templates)
+
+
+@needs_pyyaml
+@pytest.mark.parametrize("path", MESSAGE_FIXTURES, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_fixtures_same_on_both_paths(path):
+    ctx = SourceContext(root=FIXTURES)
+    file = read_source(path, ctx)
+    node, data, _ = messages._compose_fast(file)
+    ref_node, ref_data, _ = messages._compose_ruamel(file)
+    assert node_tree(node) == node_tree(ref_node)
+    assert repr(data) == repr(ref_data)  # types too: 1 vs 1.0 vs True
+    fast, slow = outcome(file, ctx), outcome(file, ctx, ruamel=True)
+    assert fast == slow
+    assert fast[0][0] == "PromptTemplate"
+
+
+# YAML 1.2 as ruamel reads it: no yes/no/on/off booleans, no sexagesimals.
+@needs_pyyaml
+@pytest.mark.parametrize("scalar, expected", [
+    ("yes", "yes"), ("on", "on"), ("No", "No"), ("OFF", "OFF"), ("y", "y"),
+    ("1:20", "1:20"), ("2026-11-29", datetime.date(2026, 11, 29)), ("~", None), ("null", None),
+    ("NULL", None), ("0x1f", 31), ("0o17", 15), ("012", 12), ("0b101", 5), ("1_000", 1000), ("+12", 12),
+    ("true", True), ("False", False), ("1e3", 1000.0), (".inf", float("inf")), ("-.5", -0.5),
+    ("2001-12-14t21:59:43.10-05:00", None), ('"yes"', "yes"), ("'0x1f'", "0x1f"), ("!!str 1:20", "1:20"),
+])
+def test_scalars_resolve_like_ruamel(scalar, expected):
+    file = SourceFile(Path("s.yaml"), f"value: {scalar}\nlist: [{scalar}]\n")
+    node, data, constructor = messages._compose_fast(file)  # none of these needs ruamel
+    ref_node, ref_data, ref_constructor = messages._compose_ruamel(file)
+    assert node_tree(node) == node_tree(ref_node)
+    assert repr(data) == repr(ref_data)
+    value, ref_value = node.value[0][1], ref_node.value[0][1]
+    built = constructor.construct_object(value, deep=True)  # what _Builder.scalar gets
+    assert repr(built) == repr(ref_constructor.construct_object(ref_value, deep=True))
+    if expected is not None:
+        assert type(data["value"]) is type(expected) and data["value"] == expected
+
+
+@needs_pyyaml
+@pytest.mark.parametrize("name, src", [
+    ("tab.yaml", "messages:\n  - role: user\n    content: hi\t\n"),  # ruamel refuses tabs libyaml skips
+    ("tab-plain.yaml", "messages: [{role: user, content: a\tb}]\n"),
+    ("tab-ok.json", '{\n\t"messages": [{"role": "user",\t"content": "a\tb {{ x }}"}]\n}\n'),
+    ("anchor.yaml", 'messages:\n  - role: user\n    content: &x:y "v"\n'),  # 1.2 anchor names
+    ("alias.yaml", "x: &k role\nmessages:\n  - *k: user\n    content: hi\n"),
+    ("tag.yaml", "messages: [{role: user, content: !custom hi}]\n"),
+    ("ls.yaml", "model: gpt-5\n\u2028input: Hello\n"),  # U+2028 is no line break in YAML 1.2
+    ("ls.json", '{"messages": [{"role": "user", "content": "a\u2028b\x85c {{ x }}"}]}'),
+    ("empty.yaml", "system:\nmessages: [{role: user, content: hi}]\n"),  # ruamel marks empty nodes elsewhere
+    ("block-header.yaml", "messages:\n  - role: user\n    content: |#c\n      hi\n"),  # ruamel wants a space
+    ("block-blank.yaml", "messages:\n  - role: user\n    content: |\n  \n      hi\n"),  # ruamel's indent rule
+    ("merge.yaml", "base: &b {role: user}\nmessages: [{<<: *b, content: hi}]\n"),
+    ("dup.yaml", "messages: []\nmessages: [{role: user, content: hi}]\n"),
+    ("dup-int.yaml", "messages: [{role: user, content: hi}]\n1: a\n0x1: b\n"),
+    ("v11.yaml", "%YAML 1.1\n---\nmessages: [{role: user, content: yes}]\n"),
+    ("set.yaml", "messages: [{role: user, content: hi}]\ns: !!set {a}\n"),
+    ("deep.json", '{"messages": [{"role": "user", "content": "x"}], "x": ' + "[" * 80 + "]" * 80 + "}"),
+    ("loop.yaml", "model: gpt-4o\na: &a [*a]\nmessages: [{role: user, content: hi}]\n"),
+    ("ctrl.json", '{"messages": [{"role": "user", "content": "a\x7fb\x9f {{ x }}"}]}'),
+    ("surrogates.json", '{"messages": [{"role": "user", "content": "\\ud83d\\ude00 {{ x }}"}]}'),
+    ("bom.yaml", "a: \ufeffb\nmessages: [{role: user, content: hi}]\n"),
+])
+def test_fast_path_steps_aside_where_ruamel_differs(tmp_path, name, src):
+    """The fast path refuses (or libyaml fails) and ruamel's result or error
+    stands, except where both are known to agree (tab-ok, ls.json)."""
+    path = tmp_path / name
+    path.write_bytes(src.encode("utf-8"))
+    ctx = SourceContext(root=tmp_path)
+    file = read_source(path, ctx)
+    if name in ("tab-ok.json", "ls.json"):  # tabs in a flow collection, NEL/LS in quotes: both read alike
+        messages._compose_fast(file)
+    else:
+        with pytest.raises((messages._Fallback, yaml.YAMLError)):
+            messages._compose_fast(file)
+    assert outcome(file, ctx) == outcome(file, ctx, ruamel=True)
+
+
+if given is not None:
+    # Mostly BMP text (which libyaml reads); control characters and astral
+    # characters (surrogate escapes under ensure_ascii) send a file to ruamel.
+    _ANY_TEXT = st.text(st.characters(blacklist_categories=("Cs", "Cc"), max_codepoint=0xFFFF), max_size=16)
+    _STRING = st.lists(st.one_of(_ANY_TEXT, _ANY_TEXT, st.sampled_from([
+        "{{ user_name }}", "{question}", "{% if x %}y{% endif %}", "{{", "}}", "\\", '"', "/", "\n", "\r\n",
+        "\t", "\u2028", "\x85", "é", "日本", "**Note:** ", "&a: ", "*b*: ", "!", " # c", "- ", ": ",
+    ]), st.sampled_from(["\x7f", "\x1b", "\x9f", "😀"])), max_size=6).map("".join)
+    _VALUE = st.one_of(_STRING, st.integers(), st.floats(allow_nan=False), st.booleans(), st.none())
+
+    @settings(max_examples=80, deadline=None)
+    @given(system=_STRING, user=_STRING, description=_STRING, extra=st.dictionaries(_ANY_TEXT, _VALUE, max_size=3),
+           anthropic=st.booleans(), ascii_only=st.booleans(), indent=st.sampled_from([None, 1, "\t"]))
+    def test_json_same_on_both_paths(tmp_path_factory, system, user, description, extra, anthropic, ascii_only,
+                                     indent):
+        """Any JSON request (escapes, non-ASCII, raw controls and line
+        separators, tab indents) gives the same templates on both paths."""
+        tool = {"name": "lookup", "description": description, "input_schema": {"properties": extra}}
+        if anthropic:
+            request = {"model": "claude-sonnet-4-5", "tools": [tool],
+                       "system": [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
+                       "messages": [{"role": "user", "content": [{"type": "text", "text": user}]}], **extra}
+        else:
+            request = {"model": "gpt-4o", "tools": [{"type": "function", "function": tool}],
+                       "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}]}
+        path = tmp_path_factory.mktemp("fast") / "p.json"
+        path.write_bytes(json.dumps(request, ensure_ascii=ascii_only, indent=indent).encode("utf-8"))
+        ctx = SourceContext(root=path.parent)
+        file = read_source(path, ctx)
+        assert outcome(file, ctx) == outcome(file, ctx, ruamel=True)
