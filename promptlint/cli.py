@@ -132,6 +132,46 @@ def check(paths, providers, config_path, output, exit_zero, fmt, select, ignore,
     sys.exit(EXIT_CLEAN)
 
 
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("-p", "--provider", "providers", multiple=True, metavar="MODEL", help="Provider/model (repeatable).")
+@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), help="Config file.")
+@click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff of the fixes and write nothing.")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change what the prompt says.")
+@click.option("--select", "select", multiple=True, metavar="CODE", help="Only fix these rules.")
+@click.option("--ignore", "ignore", multiple=True, metavar="CODE", help="Do not fix these rules.")
+def fix(paths, providers, config_path, show_diff, unsafe_fixes, select, ignore):
+    """Apply the safe fixes findings carry; each fix is kept only if the file
+    still parses and the finding is gone. Writes are atomic."""
+    from promptlint.fixer import run_fix
+
+    groups, missing = _prepare(paths, config_path, providers)
+    select, ignore = _codes(select), _codes(ignore)
+    results = [run_fix(p, c, m, unsafe=unsafe_fixes, write=not show_diff, select=select or None, ignore=ignore)
+               for c, m, p in groups]
+    changed = errors = remaining = fixed = 0
+    for result in results:
+        for error in result.check.errors:
+            click.echo(str(error), err=True)
+        errors += len(result.check.errors)
+        for f in result.files:
+            if f.skipped:
+                click.echo(f"{f.display}: left unchanged: {f.skipped}", err=True)
+            elif show_diff:
+                click.echo(f.diff(), nl=False)
+                changed += 1
+            else:
+                click.echo(f"{f.display}: fixed {len(f.fixed)} ({', '.join(sorted({x.rule for x in f.fixed}))})")
+                changed += 1
+        fixed += result.fixed
+        remaining += len(result.check.findings) - result.fixed
+    verb = "Would fix" if show_diff else "Fixed"
+    click.echo(f"{verb} {fixed} findings in {changed} files; {remaining} remaining.")
+    if missing or errors:
+        sys.exit(EXIT_ERROR)
+    sys.exit(EXIT_FINDINGS if (show_diff and changed) or remaining else EXIT_CLEAN)
+
+
 def _codes(values) -> tuple[str, ...]:
     import re
 

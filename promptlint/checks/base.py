@@ -30,6 +30,14 @@ class Severity(enum.IntEnum):
             raise ValueError(f"unknown severity {text!r} (expected error, warning or info)") from None
 
 
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text of `span` (in the file the user edits) with `text`."""
+
+    span: Span
+    text: str
+
+
 @dataclass
 class Finding:
     rule: str  # "PL001"
@@ -41,6 +49,8 @@ class Finding:
     model: str | None = None  # the model the money is computed for
     fix: str | None = None  # one line: what to change
     prompt: str | None = None  # prompt name, for files holding several
+    edits: tuple[Edit, ...] = ()  # what `promptlint fix` applies
+    unsafe: bool = False  # the edits may change what the prompt says; only with --unsafe-fixes
 
     @property
     def path(self) -> str:

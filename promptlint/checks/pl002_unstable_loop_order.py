@@ -30,13 +30,13 @@ from collections.abc import Iterator
 
 from promptlint.analysis.render import CONTAINERS
 from promptlint.analysis.volatility import VariableTable, Verdict, snake
-from promptlint.checks.base import CheckContext, Finding, Severity
+from promptlint.checks.base import CheckContext, Edit, Finding, Severity
 from promptlint.checks.measure import (
     MIN_BREAKER_GAIN,
     monthly_cost,
     stable_tokens_after,
 )
-from promptlint.ir import PromptTemplate, Scope, Slot, SlotKind, Volatility
+from promptlint.ir import PromptTemplate, Scope, Slot, SlotKind, Span, Volatility
 
 RULE = "PL002"
 
@@ -189,6 +189,34 @@ def _cause(slot: Slot, kind: str) -> str:
     return f"{slot.label} iterates {what} without a sort, so its order can change between requests"
 
 
+_TAG_ITERABLE = re.compile(r"\bin\s+(?P<iter>.+?)(?=\s+(?:if\s|recursive\b)|\s*-?%\})", re.DOTALL)
+
+
+def sort_edit(slot: Slot, kind: str) -> tuple[tuple[Edit, ...], bool]:
+    """The edit that sorts a Jinja loop's iterable in place, and whether it is
+    unsafe. `.items()` -> `| dictsort` and `.keys()`/`_set` -> `| sort` keep
+    the same items and only fix their order (safe); sorting tools by `name`
+    assumes every tool has one (unsafe)."""
+    if slot.span is None or _is_handlebars(slot):
+        return (), False
+    m = _TAG_ITERABLE.search(slot.span.source_text)
+    if m is None:
+        return (), False
+    written = m.group("iter")
+    method = re.search(r"\.(items|keys|values)\(\)\s*$", written)
+    base = written[: method.start()].strip() if method else written.strip()
+    if kind == "tools":
+        new, unsafe = f'{base} | sort(attribute="name")', True
+    elif method and method.group(1) == "items":
+        new, unsafe = f"{base} | dictsort", False
+    elif method and method.group(1) == "values":
+        new, unsafe = f"{base} | dictsort | map(attribute=1)", False
+    else:
+        new, unsafe = f"{base} | sort", False
+    start = slot.span.start + m.start("iter")
+    return (Edit(Span(slot.span.file, start, start + len(written)), new),), unsafe
+
+
 def check(ctx: CheckContext) -> Iterator[Finding]:
     for slot, kind, scope in _classify(ctx):
         if kind == "sorted":
@@ -198,9 +226,11 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             continue
         usd, model = monthly_cost(ctx, tokens, scope)
         advice = _sort_advice(slot, kind)
+        edits, unsafe = sort_edit(slot, kind)
         yield Finding(
             RULE, Severity.ERROR if kind == "order" else Severity.WARNING,
             f"{_cause(slot, kind)}: each new order misses the cache for the {tokens:,} stable tokens after it "
             f"(otherwise shared by {SCOPE_WORDS[scope.key]}); {advice}",
             slot.span, tokens=tokens, usd_per_month=usd, model=model, fix=advice,
+            edits=edits, unsafe=unsafe,
         )

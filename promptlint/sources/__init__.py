@@ -24,6 +24,10 @@ def load(path, fmt: str, ctx: SourceContext) -> list[PromptTemplate]:
         raise SourceError(ctx.display_path(path), 1,
                           "not a prompt file type promptlint reads (.j2 .jinja .jinja2 .prompty .prompt "
                           ".json .yaml .yml .txt .md)")
-    file = read_source(path, ctx)
-    reader = importlib.import_module(READERS[fmt])
-    return reader.read(file, ctx)
+    return parse(read_source(path, ctx), fmt, ctx)
+
+
+def parse(file, fmt: str, ctx: SourceContext) -> list[PromptTemplate]:
+    """Prompts of a file whose text is already in hand (a fix being checked,
+    a base revision read from git)."""
+    return importlib.import_module(READERS[fmt]).read(file, ctx)
