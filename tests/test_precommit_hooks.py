@@ -1,0 +1,70 @@
+"""The hooks in .pre-commit-hooks.yaml under the real pre-commit tool: a bad
+prompt fails the commit, a good one passes, and the fix hook repairs what it
+can. Slow (pre-commit builds the hook's virtual environment from this repo
+with pip), so marked; CI runs it."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+STABLE = ("You are the support assistant for Harbor & Pine, an outdoor gear retailer. Answer questions about "
+          "orders, returns, warranties and product care. Be concise and friendly, never invent order details, "
+          "and always offer to connect the customer with a human agent when a refund over $200 is requested. "
+          "Policies: returns within 60 days with a receipt; lifetime warranty on stitching and buckles.\n")
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(shutil.which("git") is None, reason="needs git")]
+
+
+@pytest.fixture(scope="module")
+def pre_commit_home(tmp_path_factory):
+    pytest.importorskip("pre_commit")
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+def git(repo: Path, *args):
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+
+def try_repo(repo: Path, home: Path, hook: str):
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
+    return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), hook],
+                          cwd=repo, env=env, capture_output=True, text=True, timeout=900)
+
+
+@pytest.fixture
+def repo(tmp_path):
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "config", "user.email", "dev@example.com")
+    git(tmp_path, "config", "user.name", "Dev")
+    (tmp_path / "promptlint.toml").write_text('providers = ["openai/gpt-4.1"]\n')
+    (tmp_path / "good.j2").write_text(STABLE + "Customer: {{ user_name }}. Time: {{ now }}\n")
+    (tmp_path / "bad.j2").write_text("Current time: {{ now }}\n" + STABLE)
+    (tmp_path / "tools.j2").write_text("{% for name, spec in tools.items() %}{{ name }}: {{ spec }}\n{% endfor %}"
+                                       + STABLE)
+    return tmp_path
+
+
+def test_bad_prompt_fails_the_commit_and_good_one_passes(repo, pre_commit_home):
+    git(repo, "add", "promptlint.toml", "good.j2")
+    good = try_repo(repo, pre_commit_home, "promptlint")
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "Passed" in good.stdout
+
+    git(repo, "add", "bad.j2")
+    bad = try_repo(repo, pre_commit_home, "promptlint")
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "bad.j2:1:15: PL001 {{ now }} is request" in bad.stdout
+    assert "good.j2" not in bad.stdout.split("Failed", 1)[1]
+
+
+def test_fix_hook_sorts_the_loop(repo, pre_commit_home):
+    git(repo, "add", "promptlint.toml", "tools.j2")
+    result = try_repo(repo, pre_commit_home, "promptlint-fix")
+    assert result.returncode == 1  # files were modified, so pre-commit stops the commit
+    assert "tools | dictsort" in (repo / "tools.j2").read_text()
