@@ -86,11 +86,13 @@ def select_models(config: Config, names: tuple[str, ...] | None = None) -> list[
     return [resolve(name, table) for name in (names or config.providers)]
 
 
-def source_context(config: Config) -> SourceContext:
+def source_context(config: Config, display_root: Path | None = None) -> SourceContext:
     return SourceContext(
         variables=VariableTable(overrides=config.variables, samples=config.samples),
         root=config.root,
-        display_root=Path.cwd(),  # paths are reported as the user typed them, whatever config governs them
+        # paths are reported as the user typed them, whatever config governs them;
+        # `promptlint diff` passes the base revision's copy of the working directory
+        display_root=display_root or Path.cwd(),
         default_role=config.default_role,
     )
 
@@ -133,8 +135,9 @@ def audit_template(template: PromptTemplate, models: list[ModelSpec], config: Co
 
 
 def run_audit(paths: list[Path], config: Config, models: list[ModelSpec],
-              progress: Callable[[int, int], None] | None = None) -> AuditResult:
-    ctx = source_context(config)
+              progress: Callable[[int, int], None] | None = None,
+              display_root: Path | None = None) -> AuditResult:
+    ctx = source_context(config, display_root)
     discovery = Discovery(config.root, config.exclude, config.include)
     candidates = discovery.find(paths)
     result = AuditResult(models=models, files=len(candidates))

@@ -15,7 +15,27 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 class _Group(click.Group):
-    """Usage errors exit 2, as linters do (click already uses 2)."""
+    """Commands that live in their own modules are imported only when run,
+    so `promptlint check` never pays for the GitHub client's imports."""
+
+    LAZY = {
+        "comment": "promptlint.commands.comment:comment",
+        "diff": "promptlint.commands.diff:diff",
+    }
+
+    def list_commands(self, ctx):
+        return sorted(set(super().list_commands(ctx)) | set(self.LAZY))
+
+    def get_command(self, ctx, name):
+        if name in self.LAZY and name not in self.commands:
+            import importlib
+
+            module, attr = self.LAZY[name].split(":")
+            try:
+                self.add_command(getattr(importlib.import_module(module), attr), name)
+            except ImportError:
+                return None
+        return super().get_command(ctx, name)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -100,8 +120,11 @@ def audit(paths, providers, config_path, output, exit_zero, fmt, verbose):
 
 @main.command()
 @_common
-@click.option("--format", "fmt", type=click.Choice(["auto", "text", "json"]), default="auto",
-              show_default=True, help="Output format; auto is coloured in a terminal, plain text otherwise.")
+@click.option("--format", "fmt", type=click.Choice(["auto", "text", "json", "sarif", "github"]), default="auto",
+              show_default=True,
+              help="Output format; auto is github (workflow commands) inside GitHub Actions, coloured text in a "
+                   "terminal, plain text otherwise. sarif is SARIF 2.1.0 for code scanning; github also appends "
+                   "a job summary to $GITHUB_STEP_SUMMARY.")
 @click.option("--select", "select", multiple=True, metavar="CODE",
               help="Only these rules (codes or prefixes, repeatable or comma-separated); overrides config.")
 @click.option("--ignore", "ignore", multiple=True, metavar="CODE",

@@ -9,7 +9,7 @@ from pathlib import Path
 import pathspec
 
 from promptlint import catalogue
-from promptlint.audit import run_audit
+from promptlint.audit import AuditResult, run_audit
 from promptlint.checks import run_prompt_rules
 from promptlint.checks.base import CheckContext, Finding
 from promptlint.checks.pl007_unused_suppression import RULE as UNUSED_SUPPRESSION, unused_suppressions
@@ -24,6 +24,7 @@ class CheckResult:
     suppressed: int = 0
     files: int = 0
     prompts: int = 0
+    rules: list = field(default_factory=list)  # the catalogue rules that were run
 
 
 def _matches(code: str, patterns) -> bool:
@@ -45,10 +46,14 @@ def _per_file_ignored(finding: Finding, config: Config) -> bool:
     return False
 
 
-def run_check(paths: list[Path], config: Config, models, select=None, ignore=None) -> CheckResult:
+def run_check(paths: list[Path], config: Config, models, select=None, ignore=None,
+              audit: AuditResult | None = None) -> CheckResult:
+    """`audit`: the run_audit result for these paths when the caller has it
+    already (`promptlint diff` audits and lints each side once)."""
     rules = selected_rules(config, select, ignore)
-    audit = run_audit(paths, config, models)
-    result = CheckResult(errors=list(audit.errors), files=audit.files, prompts=len(audit.prompts))
+    if audit is None:
+        audit = run_audit(paths, config, models)
+    result = CheckResult(errors=list(audit.errors), files=audit.files, prompts=len(audit.prompts), rules=rules)
     findings: list[Finding] = []
     files: dict[str, SourceFile] = {}
     for prompt in audit.prompts:
@@ -79,5 +84,6 @@ def merge_results(results: list[CheckResult]) -> CheckResult:
         merged.suppressed += r.suppressed
         merged.files += r.files
         merged.prompts += r.prompts
+        merged.rules += [rule for rule in r.rules if rule not in merged.rules]
     merged.findings.sort(key=Finding.sort_key)
     return merged

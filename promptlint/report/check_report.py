@@ -1,10 +1,12 @@
 """Output of `promptlint check`: one line per finding,
-`path:line:col: PLxxx message`, coloured by severity in a terminal, and a
-JSON form with the same facts."""
+`path:line:col: PLxxx message`, coloured by severity in a terminal, a JSON
+form with the same facts, SARIF 2.1.0 (report/sarif.py) and GitHub workflow
+commands with a job summary (report/github.py)."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -65,10 +67,35 @@ def to_json(result) -> dict:
     }
 
 
+def resolve_format(fmt: str, output: Path | None, environ=None, stream=None) -> str:
+    """`auto`: GitHub workflow commands inside GitHub Actions (GITHUB_ACTIONS=true),
+    rich text in a terminal, plain text otherwise. With --output, auto is plain text."""
+    if fmt != "auto":
+        return fmt
+    environ = os.environ if environ is None else environ
+    stream = sys.stdout if stream is None else stream
+    if output is not None:
+        return "text"
+    if environ.get("GITHUB_ACTIONS") == "true":
+        return "github"
+    return "rich" if stream.isatty() else "text"
+
+
 def write_check_report(result, fmt: str, output: Path | None) -> None:
+    fmt = resolve_format(fmt, output)
     if fmt == "json":
         text = json.dumps(to_json(result), indent=2, ensure_ascii=False) + "\n"
-    elif fmt == "auto" and output is None and sys.stdout.isatty():
+    elif fmt == "sarif":
+        from promptlint.report.sarif import to_sarif
+
+        text = json.dumps(to_sarif(result), indent=2, ensure_ascii=False) + "\n"
+    elif fmt == "github":
+        from promptlint.report import github
+
+        text = github.render(result)
+        if os.environ.get("GITHUB_STEP_SUMMARY"):
+            github.append_step_summary(result, os.environ["GITHUB_STEP_SUMMARY"])
+    elif fmt == "rich":
         from rich.console import Console
         from rich.text import Text
 
