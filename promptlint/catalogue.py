@@ -29,6 +29,8 @@ class Example:
     files: dict = field(default_factory=dict)  # other files next to it (partials)
     config: dict = field(default_factory=dict)  # [tool.promptlint] table for this example
     note: str = ""
+    fixed: str | None = None  # the file after `promptlint fix` (a fix example)
+    unsafe_fix: bool = False  # the fix needs --unsafe-fixes
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,7 @@ def _files():
 
 
 def _example(raw: dict, where: str) -> Example:
-    unknown = set(raw) - {"kind", "file", "code", "findings", "files", "config", "note"}
+    unknown = set(raw) - {"kind", "file", "code", "findings", "files", "config", "note", "fixed", "unsafe_fix"}
     if unknown or raw.get("kind") not in ("bad", "good") or "file" not in raw or "code" not in raw:
         raise CatalogueError(f"{where}: an example needs kind (bad|good), file and code; unknown keys: {sorted(unknown)}")
     findings = []
@@ -74,8 +76,10 @@ def _example(raw: dict, where: str) -> Example:
         raise CatalogueError(f"{where}: a bad example must list the line:col of its findings")
     if raw["kind"] == "good" and findings:
         raise CatalogueError(f"{where}: a good example has no findings")
+    if "fixed" in raw and raw["kind"] != "bad":
+        raise CatalogueError(f"{where}: only a bad example has a fix")
     return Example(raw["kind"], raw["file"], raw["code"], tuple(findings), dict(raw.get("files", {})),
-                   dict(raw.get("config", {})), raw.get("note", ""))
+                   dict(raw.get("config", {})), raw.get("note", ""), raw.get("fixed"), bool(raw.get("unsafe_fix")))
 
 
 def parse_rule(text: str, name: str) -> Rule:

@@ -50,10 +50,13 @@ class FixResult:
 
 def _apply(text: str, findings: list[Finding]) -> tuple[str, list[Finding]]:
     """Apply non-overlapping edits from the end backwards."""
-    edits = sorted(((e, f) for f in findings for e in f.edits), key=lambda ef: ef[0].span.start, reverse=True)
+    # from the end backwards; of two insertions at one place the later comes
+    # first, so they end up in the order of their findings
+    numbered = [(e, f, n) for n, (e, f) in enumerate((e, f) for f in findings for e in f.edits)]
+    edits = sorted(numbered, key=lambda efn: (efn[0].span.start, efn[2]), reverse=True)
     applied: list[Finding] = []
     limit = len(text) + 1
-    for edit, finding in edits:
+    for edit, finding, _ in edits:
         if edit.span.end > limit:
             continue  # overlaps an edit already applied: next run
         if text[edit.span.start:edit.span.end] != edit.span.source_text:

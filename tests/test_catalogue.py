@@ -11,6 +11,7 @@ from promptlint import catalogue
 from promptlint.audit import select_models
 from promptlint.checks import module_name
 from promptlint.config import from_table
+from promptlint.fixer import run_fix
 from promptlint.lint import run_check
 from promptlint.report.rule_docs import catalogue_markdown
 
@@ -38,6 +39,29 @@ def test_catalogue_example(tmp_path, rule, example):
     assert result.errors == []
     found = sorted(f.line_col for f in result.findings if f.rule == rule.id)
     assert found == sorted(example.findings), [f.message for f in result.findings if f.rule == rule.id]
+
+
+FIXES = [pytest.param(rule, ex, id=f"{rule.id}-fix-{i + 1}-{ex.file}")
+         for rule in RULES.values() for i, ex in enumerate(rule.examples) if ex.fixed is not None]
+
+
+@pytest.mark.parametrize("rule,example", FIXES)
+def test_catalogue_fix_example(tmp_path, rule, example):
+    run_example(tmp_path, example)  # writes the files
+    config = from_table(dict(example.config), None, tmp_path)
+    path = tmp_path / example.file
+    if example.unsafe_fix:  # a safe run leaves an unsafe fix alone
+        run_fix([path], config, select_models(config), unsafe=False, select=[rule.id])
+        assert path.read_text(encoding="utf-8") == example.code
+    result = run_fix([path], config, select_models(config), unsafe=example.unsafe_fix, select=[rule.id])
+    assert [f.skipped for f in result.files] == [None]
+    assert path.read_text(encoding="utf-8") == example.fixed
+    again = run_fix([path], config, select_models(config), unsafe=example.unsafe_fix, select=[rule.id])
+    assert again.files == [] and path.read_text(encoding="utf-8") == example.fixed  # idempotent
+
+
+def test_there_are_fix_examples():
+    assert len(FIXES) >= 3
 
 
 @pytest.mark.parametrize("rule", RULES.values(), ids=list(RULES))

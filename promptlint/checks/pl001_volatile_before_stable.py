@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from promptlint.checks import pl002_unstable_loop_order as pl002
 from promptlint.checks import pl006_whitespace_drift as pl006
 from promptlint.checks.base import CheckContext, Finding, Severity
+from promptlint.checks.move_to_user import move_edits
 from promptlint.checks.measure import (
     MIN_BREAKER_GAIN, SEVERITY_BY_CLASS, candidates, monthly_cost, stable_tokens_after, widest_scope,
 )
@@ -38,4 +39,5 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 slot.span, tokens=tokens, usd_per_month=usd, model=model,
                 fix="move it after the stable content (the end of the last user message), "
                     "or declare its real volatility in [tool.promptlint.variables]",
+                edits=move_edits(ctx, slot), unsafe=True,
             )

@@ -32,6 +32,9 @@ def rule_markdown(rule, level: int = 1) -> str:
             where = ", ".join(f"{line}:{col}" for line, col in e.findings)
             head = f"`{e.file}`" + (f", finding at {where}" if where else "")
             out += [head + (f" ({e.note})" if e.note else ""), "", f"```{_lang(e.file)}", e.code.rstrip("\n"), "```", ""]
+            if e.fixed is not None:
+                how = "`promptlint fix --unsafe-fixes`" if e.unsafe_fix else "`promptlint fix`"
+                out += [f"After {how}:", "", f"```{_lang(e.file)}", e.fixed.rstrip("\n"), "```", ""]
     return "\n".join(out)
 
 
