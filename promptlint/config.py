@@ -35,6 +35,7 @@ class Config:
     traffic: Traffic = field(default_factory=Traffic)
     models: dict[str, dict] = field(default_factory=dict)  # provider-table overrides
     default_role: str = "system"
+    timestamp_precision: str | None = None  # [fix] timestamp-precision = "day": fix lowers clock precision to it
     select: tuple[str, ...] = ()  # rule codes or prefixes; empty means all
     ignore: tuple[str, ...] = ()
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -129,6 +130,12 @@ def from_table(table: dict, path: Path | None, root: Path) -> Config:
         elif key == "fail-on":
             _expect(value in ("error", "warning", "info"), shown, key, "expected error, warning or info")
             cfg.fail_on = value
+        elif key == "fix":
+            _expect(isinstance(value, dict), shown, key, "expected a table")
+            for fkey, fvalue in value.items():
+                _expect(fkey == "timestamp-precision", shown, f"fix.{fkey}", "unknown key (expected timestamp-precision)")
+                _expect(fvalue == "day", shown, f"fix.{fkey}", 'expected "day"')
+                cfg.timestamp_precision = fvalue
         elif key == "default-role":
             _expect(value in ("system", "developer", "user"), shown, key, "expected system, developer or user")
             cfg.default_role = value
