@@ -2,6 +2,7 @@
 table and the rule catalogue (rules/ at the top of the repository ships as
 promptlint/catalogue_files), and no torch requirement in the base install."""
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -14,9 +15,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.mark.slow
 def test_wheel_ships_the_catalogue_and_the_provider_table(tmp_path):
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
-                    "-w", str(tmp_path), str(ROOT)], check=True, capture_output=True, timeout=600)
-    (wheel,) = tmp_path.glob("promptlint-*.whl")
+    # build from a copy: setuptools leaves build/ behind in the tree it builds
+    src = tmp_path / "src"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".git", ".venv", "build", "*.egg-info", "__pycache__",
+                                                              ".hypothesis", ".pytest_cache", "fixtures"))
+    out = tmp_path / "dist"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(src)],
+                   check=True, capture_output=True, timeout=600)
+    (wheel,) = out.glob("promptlint-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     rules = sorted(p.name for p in (ROOT / "rules").glob("*.toml"))
     assert rules and all(f"promptlint/catalogue_files/{name}" in names for name in rules)
