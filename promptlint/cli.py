@@ -237,21 +237,35 @@ def explain(code):
     click.echo(rule_markdown(rule), nl=False)
 
 
+PROGRESS_MIN_FILES = 25  # below this a run is over before a bar would help
+
+
 def _run_with_progress(paths, config, models, fmt):
-    """A progress bar on stderr for large trees in a terminal."""
+    """A progress bar on stderr for large trees in a terminal (started only
+    once the tree turns out to have PROGRESS_MIN_FILES files or more)."""
     from promptlint.audit import run_audit
 
     if not sys.stderr.isatty() or fmt == "json":
         return run_audit(paths, config, models)
+    from rich.console import Console
     from rich.progress import Progress
 
-    with Progress(transient=True, console=None) as bar:
-        task = bar.add_task("auditing", total=None)
+    bar = Progress(transient=True, console=Console(stderr=True))
+    task = None
 
-        def tick(done: int, total: int):
-            bar.update(task, completed=done, total=total)
+    def tick(done: int, total: int):
+        nonlocal task
+        if total < PROGRESS_MIN_FILES:
+            return
+        if task is None:
+            bar.start()
+            task = bar.add_task("auditing", total=total)
+        bar.update(task, completed=done)
 
+    try:
         return run_audit(paths, config, models, progress=tick)
+    finally:
+        bar.stop()
 
 
 if __name__ == "__main__":  # pragma: no cover

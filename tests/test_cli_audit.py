@@ -95,7 +95,7 @@ def test_text_report_plain_when_piped():
     out = result.stdout
     assert "fixtures/support-bot/bad/system.j2" in out
     assert "cache breaker (all users): fixtures/support-bot/bad/system.j2:1:24 {{ now }} [request]" in out
-    assert "openai/gpt-4.1" in out and "o200k_base (exact)" in out and "(proxy)" in out
+    assert "openai/gpt-4.1" in out and "exact" in out and "proxy" in out and "(tiktoken:o200k_base)" in out
     assert "provider table dated" in out
     assert "\x1b[" not in out  # no colour codes in a pipe
 

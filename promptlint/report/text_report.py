@@ -9,8 +9,8 @@ from promptlint.analysis.prefix import varying_slots
 from promptlint.ir import Scope
 
 SCOPE_WORDS = {"global": "all users", "user": "per user", "session": "per session"}
-HEADERS = ("model", "tokenizer", "cached (all users)", "prefill saved/req", "$/1k req",
-           "$/month no cache", "$/month cached", "saved/month", "if fixed")
+HEADERS = ("model", "tokens", "cached (all users)", "prefill saved/req", "$/1k req",
+           "$/mo no cache", "$/mo cached", "saved/mo", "if fixed")
 
 
 def tokens(n: float) -> str:
@@ -29,17 +29,30 @@ def _rows(p: PromptResult) -> list[tuple[str, ...]]:
     rows = []
     for m in p.models:
         spec = m.spec
-        tok = spec.tokenizer.split(":", 1)[-1] + (" (exact)" if spec.tokenizer_exact else " (proxy)")
+        tok = "exact" if spec.tokenizer_exact else "proxy"
         c = m.cost
         fixed = "-"
         if p.has_breaker and m.if_fixed is not None:
-            fixed = "+" + money(m.if_fixed.saving_per_month - c.saving_per_month) + "/mo"
+            fixed = "+" + money(m.if_fixed.saving_per_month - c.saving_per_month)
         rows.append((spec.key, tok, tokens(m.cached["global"]),
                      f"{tokens(c.expected_cached_tokens)} ({pct(c.prefill_saved_fraction)})",
                      f"{money(c.cost_per_1k_requests_uncached)} -> {money(c.cost_per_1k_requests_cached)}",
                      money(c.cost_per_month_uncached), money(c.cost_per_month_cached),
                      money(c.saving_per_month), fixed))
     return rows
+
+
+def _model_lines(p: PromptResult) -> list[str]:
+    """The table's content as one line per model, for narrow terminals."""
+    out = []
+    for m, row in zip(p.models, _rows(p)):
+        c = m.cost
+        line = (f"  {row[0]} ({row[1]} tokens): caches {row[2]} for all users; saves {row[3]} prefill "
+                f"tokens/request; {row[4]} per 1k requests; {row[5]} -> {row[6]} per month (saves {row[7]})")
+        if row[8] != "-":
+            line += f"; fixed: {row[8]} more per month"
+        out.append(line)
+    return out
 
 
 def _headline(p: PromptResult) -> list[str]:
@@ -119,9 +132,17 @@ def print_rich(result: AuditResult, config, verbose: bool, console) -> None:
         for line in head[1:]:
             style = "yellow" if "breaker" in line and "no cache breaker" not in line else None
             console.print(Text(line, style=style))
+        if console.width < 130:  # too narrow for the table: one line per model
+            for line in _model_lines(p):
+                console.print(Text(line))
+            if verbose:
+                for line in _verbose(p):
+                    console.print(Text(line, style="dim"))
+            console.print()
+            continue
         table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold dim")
         for h in HEADERS:
-            table.add_column(h, justify="left" if h in ("model", "tokenizer") else "right")
+            table.add_column(h, justify="left" if h in ("model", "tokens") else "right", no_wrap=h == "model")
         for r in _rows(p):
             table.add_row(*r)
         console.print(table)
