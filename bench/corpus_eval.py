@@ -2,7 +2,7 @@
 """How well promptlint's rules find what a careful reviewer would flag: the
 labelled corpus in fixtures/corpus/ scored against `promptlint check`.
 
-    python bench/corpus_eval.py [CORPUS] [--json]
+    python bench/corpus_eval.py [CORPUS] [--only PREFIX] [--json]
 
 CORPUS defaults to fixtures/corpus/. Its LABELS.toml says, for every file,
 the findings it must produce (`expect = ["PL001@3:15", ...]`, rule and exact
@@ -22,6 +22,11 @@ catalogue selected, and each finding is compared with the labels by
 - false negative: an `expect` label with no finding.
 
 Precision = TP / (TP + FP), recall = TP / (TP + FN), per rule and overall.
+`--only PREFIX` scores only the files whose corpus-relative path starts with
+PREFIX (`--only python/` for the Python sources): labels, findings, files
+and the unlabelled/missing lists are all restricted to them (promptlint runs
+over CORPUS/PREFIX when that is a folder or file, else over the whole
+corpus, with the corpus's config either way).
 Labels of a rule that is not in the catalogue (yet) are not scored: they are
 counted as skipped, per rule. Expected severities (`severity = {...}`) are
 compared on the true positives and reported separately; they do not change
@@ -128,6 +133,10 @@ def load_labels(corpus: Path) -> dict[str, FileLabels]:
     return out
 
 
+def _in_scope(path: str, only: str | None) -> bool:
+    return only is None or path.startswith(only)
+
+
 def corpus_files(corpus: Path) -> list[str]:
     """The files LABELS.toml must cover: every file of the corpus except its
     own metadata (the labels, the config, notes and git attributes)."""
@@ -147,24 +156,29 @@ def _ratio(num: int, den: int) -> float | None:
     return num / den if den else None
 
 
-def evaluate(corpus: Path = DEFAULT_CORPUS) -> dict:
-    """Score promptlint on the corpus; the same dict `--json` prints."""
+def evaluate(corpus: Path = DEFAULT_CORPUS, only: str | None = None) -> dict:
+    """Score promptlint on the corpus (or on its files whose relative path
+    starts with `only`); the same dict `--json` prints."""
     from promptlint import catalogue
     from promptlint import config as config_mod
     from promptlint.audit import select_models
     from promptlint.lint import run_check
 
     corpus = corpus.resolve()
-    labels = load_labels(corpus)
+    only = only.replace("\\", "/").removeprefix("./") if only else None
+    labels = {path: lab for path, lab in load_labels(corpus).items() if _in_scope(path, only)}
     config = config_mod.load(corpus)
     models = select_models(config)
     present = set(catalogue.load())
-    result = run_check([corpus], config, models, select=["ALL"])
+    target = corpus / only if only and (corpus / only).exists() else corpus
+    result = run_check([target], config, models, select=["ALL"])
 
     found: dict[Key, str] = {}
     for f in result.findings:
         line, col = f.line_col
-        found.setdefault(Key(f.rule, _relative(f.span.file.path, corpus), line, col), f.severity.label)
+        key = Key(f.rule, _relative(f.span.file.path, corpus), line, col)
+        if _in_scope(key.path, only):
+            found.setdefault(key, f.severity.label)
     expected = {k: lab for lab in labels.values() for k in lab.expect}
     scored_rules = sorted(present | {k.rule for k in found})
     skipped = {r: sum(1 for k in expected if k.rule == r) for r in sorted({k.rule for k in expected} - present)}
@@ -197,9 +211,10 @@ def evaluate(corpus: Path = DEFAULT_CORPUS) -> dict:
     tp_n = sum(r["tp"] for r in per_rule.values())
     fp_n = sum(r["fp"] for r in per_rule.values())
     fn_n = sum(r["fn"] for r in per_rule.values())
-    files = corpus_files(corpus)
+    files = [f for f in corpus_files(corpus) if _in_scope(f, only)]
     return {
         "corpus": _relative(corpus, REPO) if corpus.is_relative_to(REPO) else str(corpus),
+        "only": only,
         "config": str(config.path.relative_to(REPO) if config.path and config.path.is_relative_to(REPO)
                       else config.path),
         "models": [m.key for m in models],
@@ -228,7 +243,8 @@ def _pct(x: float | None) -> str:
 
 
 def render_text(report: dict) -> str:
-    lines = [(f"corpus {report['corpus']}: {report['files']} files, {report['prompts']} prompts, "
+    scope = f" (only {report['only']}*)" if report.get("only") else ""
+    lines = [(f"corpus {report['corpus']}{scope}: {report['files']} files, {report['prompts']} prompts, "
               f"{report['labels']} expected findings ({report['labels_scored']} scored)"),
              f"config {report['config']}; models {', '.join(report['models'])}",
              (f"rules in the catalogue: {', '.join(report['rules_present'])}"
@@ -263,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS,
                         help="labelled corpus folder with LABELS.toml (default: fixtures/corpus)")
+    parser.add_argument("--only", metavar="PREFIX",
+                        help="score only files whose corpus-relative path starts with PREFIX (e.g. python/)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
     if not (args.corpus / LABELS).is_file():
@@ -270,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     sys.path.insert(0, str(REPO))
     try:
-        report = evaluate(args.corpus)
+        report = evaluate(args.corpus, args.only)
     except LabelError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

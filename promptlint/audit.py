@@ -6,6 +6,8 @@ Input errors are collected per file and the rest of the run continues.
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,16 +99,25 @@ def source_context(config: Config, display_root: Path | None = None) -> SourceCo
     )
 
 
-# Formats whose requests carry their own explicit breakpoints: without one,
-# an explicit-caching provider caches nothing. Other formats (templates) have
-# no notion of breakpoints; for them one is assumed at the end of the stable
+# Requests that carry their own explicit breakpoints: without one, an
+# explicit-caching provider caches nothing. Other prompts (templates) have no
+# notion of breakpoints; for them one is assumed at the end of the stable
 # prefix, where the integrating code would put it.
 EXPLICIT_FORMATS = frozenset({"messages-anthropic"})
+_EXPLICIT_MODEL = re.compile(r"(^|[/.])(claude|anthropic)", re.IGNORECASE)
+
+
+def is_explicit_request(template: PromptTemplate) -> bool:
+    """An Anthropic-style request: a message file in Anthropic's shape, or an
+    Anthropic call in Python code (its model names Claude)."""
+    if template.format in EXPLICIT_FORMATS:
+        return True
+    return template.format == "python" and bool(template.model and _EXPLICIT_MODEL.search(template.model))
 
 
 def _cached(spec: ModelSpec, analysis: PrefixAnalysis) -> dict[str, int]:
     breakpoints: list[int] | None = [pos for pos, _ in analysis.breakpoint_tokens]
-    if not breakpoints and analysis.template.format not in EXPLICIT_FORMATS:
+    if not breakpoints and not is_explicit_request(analysis.template):
         breakpoints = None
     return {scope.key: cacheable(spec, analysis.stable(scope.key), breakpoints) for scope in Scope}
 

@@ -20,6 +20,7 @@ PROMPT_PATTERNS = (
     "*.messages.json", "*.messages.yaml", "*.messages.yml",
     "*.anthropic.json", "*.anthropic.yaml", "*.anthropic.yml",
     "*.prompt.txt", "*.prompt.md",
+    "*.py",  # Python code: prompts at LLM call sites and prompt-named constants (sources/python.py)
 )
 # Inside a folder named prompts/, these are prompts too.
 PROMPT_FOLDER_PATTERNS = ("**/prompts/**/*.txt", "**/prompts/**/*.md", "**/prompts/**/*.yaml",
@@ -44,6 +45,8 @@ def format_for(path: Path) -> str | None:
         return "messages"
     if suffix in (".txt", ".md") or name.endswith((".prompt.txt", ".prompt.md")):
         return "text"
+    if suffix == ".py":
+        return "python"
     return None
 
 

@@ -145,6 +145,10 @@ class Slot:
     children: list["Part"] = field(default_factory=list)
     else_children: list["Part"] = field(default_factory=list)
     order_varies: bool = False  # loop order can change between identical requests
+    # What a fixer needs, when the source says exactly how to make the value
+    # stable: {"kind": "json_sort_keys" | "sorted_iteration", "span": (start, end)}
+    # with the character offsets of the expression to rewrite (the Python reader sets it).
+    fix: dict | None = None
 
     @property
     def is_region(self) -> bool:

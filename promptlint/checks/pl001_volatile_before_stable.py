@@ -10,6 +10,7 @@ from promptlint.checks import pl006_whitespace_drift as pl006
 from promptlint.checks.base import CheckContext, Finding, Severity
 from promptlint.checks.move_to_user import move_edits
 from promptlint.checks.precision import precision_edits
+from promptlint.checks.source_fixes import describe, source_edits
 from promptlint.checks.measure import (
     MIN_BREAKER_GAIN, SEVERITY_BY_CLASS, candidates, monthly_cost, stable_tokens_after, widest_scope,
 )
@@ -34,14 +35,16 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 usd = 0.0
             else:
                 effect = f"it keeps {tokens:,} stable tokens after it from being shared by {SCOPE_WORDS[scope.key]}"
-            edits, unsafe = precision_edits(slot, getattr(ctx.config, "timestamp_precision", None)), False
+            edits, unsafe = source_edits(slot), False
+            if not edits:
+                edits = precision_edits(slot, getattr(ctx.config, "timestamp_precision", None))
             if not edits:
                 edits, unsafe = move_edits(ctx, slot), True
             yield Finding(
                 "PL001", Severity.parse(SEVERITY_BY_CLASS[slot.volatility]),
                 f"{slot.label} is {slot.volatility.label} ({slot.reason}): {effect}",
                 slot.span, tokens=tokens, usd_per_month=usd, model=model,
-                fix="move it after the stable content (the end of the last user message), "
+                fix=describe(slot) or "move it after the stable content (the end of the last user message), "
                     "or declare its real volatility in [tool.promptlint.variables]",
                 edits=edits, unsafe=unsafe,
             )

@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from promptlint.analysis.render import CONTAINERS
 from promptlint.analysis.volatility import VariableTable, Verdict, snake
 from promptlint.checks.base import CheckContext, Edit, Finding, Severity
+from promptlint.checks.source_fixes import describe, source_edits
 from promptlint.checks.measure import (
     MIN_BREAKER_GAIN,
     monthly_cost,
@@ -225,8 +226,10 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         if tokens < MIN_BREAKER_GAIN:
             continue
         usd, model = monthly_cost(ctx, tokens, scope)
-        advice = _sort_advice(slot, kind)
-        edits, unsafe = sort_edit(slot, kind)
+        advice = describe(slot) or _sort_advice(slot, kind)
+        edits, unsafe = source_edits(slot), False
+        if not edits:
+            edits, unsafe = sort_edit(slot, kind)
         yield Finding(
             RULE, Severity.ERROR if kind == "order" else Severity.WARNING,
             f"{_cause(slot, kind)}: each new order misses the cache for the {tokens:,} stable tokens after it "

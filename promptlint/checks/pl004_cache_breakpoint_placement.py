@@ -37,6 +37,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ruamel.yaml.reader import Reader
 
 from promptlint.analysis.prefix import common_prefix
+from promptlint.audit import is_explicit_request
 from promptlint.checks.base import CheckContext, Finding, Severity
 from promptlint.economics.cost import estimate
 from promptlint.economics.providers import cacheable, load_table, resolve
@@ -373,10 +374,12 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         yield from after_volatile(ctx, specs)
         yield from too_many(ctx, specs)
         # the file is composed again only where the lookback can matter
-        if len(points) > 1 and any(s.lookback_blocks > 0 for s in specs):
+        if (len(points) > 1 and any(s.lookback_blocks > 0 for s in specs)
+                and ctx.template.format.startswith("messages")):
             yield from lookback(ctx, specs, block_indices(ctx.template)[0])
         yield from ttl_order(ctx)
-    elif ctx.template.format == "messages-anthropic":
+    elif is_explicit_request(ctx.template):
         found = list(missing(ctx))
-        if found and not block_indices(ctx.template)[1]:  # a request-level cache_control places its own
+        # a request-level cache_control (message files) places its own breakpoint
+        if found and not (ctx.template.format.startswith("messages") and block_indices(ctx.template)[1]):
             yield from found

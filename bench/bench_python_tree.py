@@ -1,0 +1,246 @@
+#!/usr/bin/env python
+"""`promptlint check` over a large Python tree beside a plain libcst parse of the same files.
+
+    python bench/bench_python_tree.py [--package NAME] [--files N | --copies K] [--repeat R] [--json]
+
+Builds a tree in a temp dir: K copies of fixtures/corpus/python/ (the
+labelled Python corpus: 32 modules, about 35 prompts) together with the .py
+files of an installed package (real code without prompts; default
+markdown_it, a dependency of rich), K chosen so that the tree has about N
+files (default 1,000). Then, in one process:
+
+- promptlint: `promptlint.lint.run_check([TREE], config, models,
+  select=["ALL"])`, the whole in-process `promptlint check` (discovery, the
+  Python reader, the analysis of every prompt found, every rule,
+  suppression comments), with the corpus config (fixtures/corpus/
+  promptlint.toml, re-rooted at the tree). Process start and the report are
+  not timed. The tokenizers the models need are loaded first and their load
+  time is reported on its own (excluded), and one small untimed check pays
+  the lazy imports (libcst, ...).
+- baseline: for every .py file of the same tree, read its text and
+  `libcst.parse_module(text)`: what any libcst-based tool pays at least.
+
+Both run R times (default 3), interleaved so that both see the same machine
+noise; medians are reported (minimums in brackets). The ratio
+promptlint/libcst says "checking a tree costs N times parsing it": the
+Python reader parses each file once with libcst, so a ratio near 1 means
+the check is parse-bound, and what is above it is discovery, following
+values, the prompts' analysis (tokenization per scope and per model) and
+the rules. Files/s and MB/s are given for both; compare MB/s (or the ratio)
+across packages, since file sizes differ (markdown_it averages 3.6 KB a
+file, rich 12 KB, click 26 KB).
+
+Default size and repeats finish in about two to three minutes on a
+two-core machine; `--package rich` or `--package click` is slower per file.
+Like the other benches this prints figures and exits 0; 2 for bad
+arguments, a package that is not installed, or a tree without prompts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import gc
+import importlib.util
+import json
+import math
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:  # run from a checkout without installing
+    sys.path.insert(0, str(REPO))
+
+CORPUS = REPO / "fixtures" / "corpus"
+PY_CORPUS = CORPUS / "python"
+DEFAULT_PACKAGE = "markdown_it"
+_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo")
+
+
+def _median(xs: list[float]) -> float:
+    return statistics.median(xs) if xs else float("nan")
+
+
+def package_dir(name: str) -> Path | None:
+    """The source folder of an installed package (never imported: found by spec)."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def py_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def build_tree(dest: Path, package: Path, copies: int) -> Path:
+    """copyNNN/corpus/ (the Python corpus, its ABOUT.rst included) and
+    copyNNN/<package>/ for each copy."""
+    for i in range(copies):
+        target = dest / f"copy{i:03d}"
+        shutil.copytree(PY_CORPUS, target / "corpus", ignore=_IGNORE)
+        shutil.copytree(package, target / package.name, ignore=_IGNORE)
+    return dest
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--package", default=DEFAULT_PACKAGE,
+                    help=f"installed package whose .py files fill the tree (default {DEFAULT_PACKAGE})")
+    ap.add_argument("--files", type=int, default=1000, help="about how many files the tree should have (default 1000)")
+    ap.add_argument("--copies", type=int, help="copies of corpus + package (overrides --files)")
+    ap.add_argument("--repeat", type=int, default=3, help="timed runs of each side (median reported)")
+    ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = ap.parse_args(argv)
+    if args.repeat < 1 or args.files < 1 or (args.copies is not None and args.copies < 1):
+        ap.error("--repeat, --files and --copies must be >= 1")
+    if not PY_CORPUS.is_dir():
+        print(f"error: {PY_CORPUS}: no such directory", file=sys.stderr)
+        return 2
+    package = package_dir(args.package)
+    if package is None or not py_files(package):
+        print(f"error: package {args.package!r} is not installed (or has no .py files)", file=sys.stderr)
+        return 2
+
+    tmp = Path(tempfile.mkdtemp(prefix="promptlint-pybench-"))
+    try:
+        return _run(args, package, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _run(args, package: Path, tmp: Path) -> int:
+    t0 = time.perf_counter()
+    import libcst
+
+    from promptlint import config as config_mod
+    from promptlint.audit import select_models
+    from promptlint.lint import run_check
+    from promptlint.tokenizers import get_tokenizer
+    import_s = time.perf_counter() - t0
+
+    per_copy = len(py_files(PY_CORPUS)) + len(py_files(package))
+    copies = args.copies or max(1, math.ceil(args.files / per_copy))
+    t0 = time.perf_counter()
+    tree = build_tree(tmp / "tree", package, copies)
+    build_s = time.perf_counter() - t0
+    files = py_files(tree)
+    total_bytes = sum(p.stat().st_size for p in files)
+
+    # The corpus's settings (two models, declared variables), rooted at the tree.
+    config = dataclasses.replace(config_mod.load(CORPUS), root=tree)
+    models = select_models(config)
+
+    load_s: dict[str, float] = {}
+    for spec in dict.fromkeys(m.tokenizer for m in models):
+        t0 = time.perf_counter()
+        get_tokenizer(spec)
+        load_s[spec] = time.perf_counter() - t0
+
+    # Untimed: a two-file check pays the lazy imports (libcst's parser, the
+    # Python reader's modules); one parse warms libcst on the baseline side.
+    warm = tmp / "warm"
+    warm.mkdir()
+    shutil.copy2(PY_CORPUS / "support_api.py", warm / "support_api.py")
+    shutil.copy2(py_files(package)[0], warm / "pkgfile.py")
+    t0 = time.perf_counter()
+    run_check([warm], dataclasses.replace(config, root=warm), models, select=["ALL"])
+    warm_s = time.perf_counter() - t0
+    libcst.parse_module((warm / "pkgfile.py").read_text(encoding="utf-8"))
+
+    def parse_all() -> int:
+        n = 0
+        for path in files:
+            libcst.parse_module(path.read_text(encoding="utf-8"))
+            n += 1
+        return n
+
+    check_times: list[float] = []
+    parse_times: list[float] = []
+    result = None
+    for _ in range(args.repeat):  # interleaved: both sides see the same noise
+        gc.collect()
+        t0 = time.perf_counter()
+        result = run_check([tree], config, models, select=["ALL"])
+        check_times.append(time.perf_counter() - t0)
+        gc.collect()
+        t0 = time.perf_counter()
+        parsed = parse_all()
+        parse_times.append(time.perf_counter() - t0)
+    assert parsed == len(files)
+    if result is None or result.prompts == 0:
+        print(f"error: no prompts found under {tree}", file=sys.stderr)
+        return 2
+
+    check_s, parse_s = _median(check_times), _median(parse_times)
+    mb = total_bytes / 1e6
+    figures = {
+        "package": args.package,
+        "package_dir": str(package),
+        "copies": copies,
+        "repeat": args.repeat,
+        "files": len(files),
+        "files_checked": result.files,
+        "bytes": total_bytes,
+        "corpus_files_per_copy": len(py_files(PY_CORPUS)),
+        "package_files_per_copy": len(py_files(package)),
+        "prompts": result.prompts,
+        "findings": len(result.findings),
+        "input_errors": [str(e) for e in result.errors][:20],
+        "input_error_count": len(result.errors),
+        "models": [m.key for m in models],
+        "check_s_median": check_s,
+        "check_s_min": min(check_times),
+        "check_s_all": check_times,
+        "check_files_per_s": len(files) / check_s,
+        "check_mb_per_s": mb / check_s,
+        "libcst_s_median": parse_s,
+        "libcst_s_min": min(parse_times),
+        "libcst_s_all": parse_times,
+        "libcst_files_per_s": len(files) / parse_s,
+        "libcst_mb_per_s": mb / parse_s,
+        "ratio_check_over_libcst": check_s / parse_s,
+        "tokenizer_load_s": load_s,
+        "import_s": import_s,
+        "warmup_check_s": warm_s,
+        "tree_build_s": build_s,
+    }
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        _print_text(figures)
+    return 0
+
+
+def _print_text(f: dict) -> None:
+    copies = f"{f['copies']} {'copy' if f['copies'] == 1 else 'copies'}"
+    print(f"promptlint check over a Python tree beside libcst.parse_module: {copies} of "
+          f"fixtures/corpus/python ({f['corpus_files_per_copy']} files) + {f['package']} "
+          f"({f['package_files_per_copy']} files)")
+    print(f"  {f['files']:,} .py files ({f['bytes'] / 1e6:.1f} MB); promptlint read {f['files_checked']:,} files, "
+          f"found {f['prompts']:,} prompts and {f['findings']:,} findings, {f['input_error_count']} input errors; "
+          f"models: {', '.join(f['models'])}")
+    for err in f["input_errors"][:5]:
+        print(f"    input error: {err}")
+    print(f"  repeats: {f['repeat']} each, interleaved; medians (min in brackets)")
+    print(f"  promptlint check:  {f['check_s_median']:8.2f} s  [{f['check_s_min']:.2f}]  "
+          f"{f['check_files_per_s']:8.1f} files/s  {f['check_mb_per_s']:6.2f} MB/s")
+    print(f"  libcst parse:      {f['libcst_s_median']:8.2f} s  [{f['libcst_s_min']:.2f}]  "
+          f"{f['libcst_files_per_s']:8.1f} files/s  {f['libcst_mb_per_s']:6.2f} MB/s")
+    print(f"  ratio check/parse: {f['ratio_check_over_libcst']:8.2f}x  (checking the tree costs "
+          f"{f['ratio_check_over_libcst']:.2f}x parsing it with libcst)")
+    loads = ", ".join(f"{k} {v * 1e3:.0f} ms" for k, v in f["tokenizer_load_s"].items())
+    print(f"  tokenizer load (excluded): {loads}")
+    print(f"  imports {f['import_s'] * 1e3:.0f} ms; warm-up check of 2 files (lazy imports, excluded) "
+          f"{f['warmup_check_s'] * 1e3:.0f} ms; tree built in {f['tree_build_s']:.1f} s")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,382 @@
+"""Python source files: the prompts an application sends, found by reading
+its code with libcst. Nothing is imported or executed: the module is parsed,
+its names are indexed, and the values reaching prompt arguments are followed
+by a small data-flow pass (python_flow) over the syntax tree.
+
+What becomes a prompt (one PromptTemplate each, named `stem:function`, or
+`stem:line` at module level, with `:line` added where a function holds
+several):
+
+1. call sites (python_calls): OpenAI Chat Completions and Responses,
+   Anthropic Messages (with `cache_control` breakpoints), LiteLLM, LangChain
+   chat and text templates and message lists, and any call with
+   `messages=[{"role": ..., "content": ...}]`; the template's span is the call;
+2. module-level constants named like prompts (`SYSTEM_PROMPT`, `*_PROMPT`,
+   `*_TEMPLATE`, `*_INSTRUCTIONS`) whose value is a string, when no call
+   site or other prompt of the file uses them; their `{var}` placeholders are
+   `str.format` fields (Jinja's when the text looks like Jinja);
+3. module-level functions named like prompts (`build_system_prompt`,
+   `get_instructions`, `*_messages`) that return a string or a message list,
+   when nothing in the file calls them (the caller lives in another module).
+
+Spans point into the .py file: a literal's text at its characters (through
+escapes, implicit concatenation and `textwrap.dedent`), a slot at the
+expression in the f-string braces, at the `{name}` placeholder of a
+`.format()`ed string, or at the argument that could not be followed.
+
+Volatility comes from the code first (clocks and their format's precision,
+uuid, random, `os.getpid()`, environment variables, unsorted directory
+listings and sets, `json.dumps` without `sort_keys=True`, values computed
+once at import), then from names through the variable table (config, then
+the name). A slot whose fix is mechanical carries it in `Slot.fix`:
+{"kind": "json_sort_keys" | "sorted_iteration", "span": (start, end)}.
+
+Limits (see python_flow for the data flow's): no flow across modules; no
+evaluation of branches or loop counts ("the last assignment before the use
+wins"; a loop adds one region); string methods other than the common
+building ones make a value opaque, keeping its volatility; a file with no
+word suggesting a prompt (prompt, template, messages, completion, ...) is
+not parsed at all, so its syntax errors are not reported.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+import sys
+import threading
+import warnings
+from collections import Counter
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from promptlint.ir import Breakpoint, PromptTemplate, Section, Slot, SourceError, SourceFile, Span, Text
+from promptlint.sources.base import SourceContext
+from promptlint.sources.python_calls import Sections, is_message_list, lc_message_list, might_send, site
+from promptlint.sources.python_flow import Flow
+from promptlint.sources.python_scope import _last_return
+from promptlint.sources.python_values import ListV, MsgV, StrV
+from promptlint.sources.python_strings import Lit
+
+FORMAT = "python"
+# What a module must contain for us to recognise a prompt in it (an SDK call, a
+# LangChain class, a prompt-named constant or function); other files are not parsed.
+_HINTS = re.compile(
+    r"\.create\(|\.parse\(|\.stream\(|completion\(|from_messages|from_template|PromptTemplate"
+    r"|(?:System|Human|AI)Message|\.a?invoke\(|\bmessages\s*=|\binstructions\s*="
+    r"|^[ \t]*\w*(?:prompt|template|instructions)\w*[ \t]*(?::[^=\n]*)?=(?!=)"
+    r"|\bdef[ \t]+\w*(?:prompt|instructions|messages)\w*[ \t]*\(",
+    re.I | re.M)
+_PROMPT_CONSTANT = re.compile(r"^(?:\w*_)?(?:prompt|template|instructions)$", re.I)
+# build_system_prompt, get_instructions, make_messages (not test_* functions, not _prompt_label)
+_PROMPT_FUNCTION = re.compile(r"^(?!test_)\w*?(?:^|_)(?:prompt|instructions|system_message|messages)$", re.I)
+MIN_FUNCTION_TEXT = 40  # literal characters a prompt-named function's string needs to count as a prompt
+_USER_ROLE = re.compile(r"(?:^|_)(?:user|human)(?:_|$)", re.I)
+# `*_TEMPLATE` is also what code names URL, script and README templates: such a
+# constant counts only in a module that talks to a model, or when its name
+# says what it is for (SQL_PROMPT_TEMPLATE, SYSTEM_TEMPLATE, CHAT_TEMPLATE).
+_TEMPLATE_ONLY = re.compile(r"^(?:\w*_)?template$", re.I)
+_PROMPT_WORDS = re.compile(r"prompt|instruction|system|user|human|assistant|chat|message|agent|llm|query|rag", re.I)
+_LLM_IMPORTS = re.compile(
+    r"^[ \t]*(?:from|import)[ \t]+(?:openai|anthropic|litellm|langchain\w*|llama_index|google\.generativeai"
+    r"|google\.genai|vertexai|mistralai|cohere|groq|ollama|together|instructor|dspy|haystack|semantic_kernel"
+    r"|autogen|crewai|pydantic_ai|guidance|outlines|huggingface_hub|transformers|vllm|boto3)\b", re.M)
+
+
+def read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
+    """Every prompt of a Python module; [] for a module without one."""
+    if not _HINTS.search(file.text):
+        return []
+    return _deep(lambda: _read(file, ctx), file)
+
+
+def _read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
+    module = _parse(file)
+    collector = _Collector()
+    module.visit(collector)
+    if not collector.calls and not _named_prompt_candidates(module):
+        return []  # nothing shaped like a prompt: skip the (costly) position pass
+    try:
+        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    except KeyError as exc:  # libcst reports a recursion overflow in its position pass this way
+        if isinstance(exc.__context__, RecursionError):
+            raise RecursionError from None
+        raise
+    return _Reader(Flow(module, positions, file, ctx), file, ctx).run(collector)
+
+
+# libcst computes positions (and we evaluate) by recursing over the tree: a
+# prompt written as 1,000 implicitly concatenated lines is 1,000 levels deep.
+# The work runs in a thread with a large stack and a higher recursion limit.
+_STACK_BYTES = 512 * 1024 * 1024
+_RECURSION_LIMIT = 60_000
+
+
+def _deep(work, file: SourceFile):
+    result: dict = {}
+
+    def run():
+        try:
+            result["value"] = work()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            result["error"] = exc
+
+    old_limit = sys.getrecursionlimit()
+    try:
+        old_size = threading.stack_size(_STACK_BYTES)
+    except (ValueError, RuntimeError):  # the platform refuses: recurse as deep as we can here
+        run()
+    else:
+        try:
+            sys.setrecursionlimit(max(old_limit, _RECURSION_LIMIT))
+            worker = threading.Thread(target=run, name="promptlint-python-reader", daemon=True)
+            worker.start()
+            worker.join()
+        finally:
+            threading.stack_size(old_size)
+            sys.setrecursionlimit(old_limit)
+    error = result.get("error")
+    if isinstance(error, RecursionError):
+        raise SourceError(file.display_path, 1, "Python file nests too deeply to analyse") from None
+    if error is not None:
+        raise error
+    return result["value"]
+
+
+def _parse(file: SourceFile) -> cst.Module:
+    try:
+        return cst.parse_module(file.text)
+    except cst.ParserSyntaxError as exc:
+        # Python's own parser (parsing only, nothing runs) says where and what
+        # as Python users know it; libcst's message is the fallback
+        m = re.match(r"^(?:parser|tokenizer) error: (?:error at (\d+):(\d+): )?(.*)$", exc.message, re.S)
+        line, col = exc.raw_line, exc.raw_column + 1
+        message = exc.message
+        if m:
+            message = m.group(3)
+            if m.group(1):
+                line, col = int(m.group(1)), int(m.group(2)) + 1
+        try:
+            with warnings.catch_warnings():  # invalid escapes in the user's code are not our message
+                warnings.simplefilter("ignore")
+                ast.parse(file.text)
+        except SyntaxError as err:
+            if err.lineno:
+                line, col, message = err.lineno, err.offset or 1, err.msg or message
+        except (ValueError, RecursionError, MemoryError):
+            pass
+        raise SourceError(file.display_path, line, f"Python syntax error: {message}", col) from None
+    except RecursionError:
+        raise SourceError(file.display_path, 1, "Python syntax error: nested too deeply to parse") from None
+
+
+class _Collector(cst.CSTVisitor):
+    """The calls shaped like prompt sites and the list literals holding
+    LangChain messages, in source order, with the def or class around each."""
+
+    def __init__(self):
+        self.stack: list = [None]
+        self.calls: list = []
+        self.lists: list = []
+
+    def visit_FunctionDef(self, node):
+        self.stack.append(node)
+
+    def leave_FunctionDef(self, node):
+        self.stack.pop()
+
+    def visit_ClassDef(self, node):
+        self.stack.append(node)
+
+    def leave_ClassDef(self, node):
+        self.stack.pop()
+
+    def visit_Call(self, node):
+        if might_send(node):
+            self.calls.append((node, self.stack[-1]))
+
+    def visit_List(self, node):
+        if any(isinstance(el.value, cst.Call) and _callee(el.value.func) in _LC_MESSAGE_CLASSES
+               for el in node.elements):
+            self.lists.append((node, self.stack[-1]))
+
+
+_LC_MESSAGE_CLASSES = ("SystemMessage", "HumanMessage", "AIMessage")
+
+
+def _named_prompt_candidates(module: cst.Module) -> bool:
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef) and _PROMPT_FUNCTION.search(stmt.name.value):
+            return True
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
+                    [small.target] if isinstance(small, (cst.AnnAssign, cst.AugAssign)) else []
+                if any(isinstance(t, cst.Name) and _PROMPT_CONSTANT.match(t.value) for t in targets):
+                    return True
+    return False
+
+
+class _Reader:
+    def __init__(self, flow: Flow, file: SourceFile, ctx: SourceContext):
+        self.flow = flow
+        self.file = file
+        self.ctx = ctx
+        self.stem = file.path.stem
+        self.found: list[tuple[int, str, list[Section], str | None, Span, object]] = []  # (start, label, ...)
+
+    def span(self, node) -> Span:
+        return self.flow.file_span(*self.flow.span(node))
+
+    def scope_of(self, owner):
+        """The scope of the def or class around a node (None: the module)."""
+        index = self.flow.index
+        if owner is None:
+            return index.module
+        if isinstance(owner, cst.ClassDef):
+            info = index.classes.get(id(owner))
+            return info.scope if info is not None and info.scope is not None else index.module
+        return index.scopes.get(id(owner), index.module)
+
+    def run(self, collector: _Collector) -> list[PromptTemplate]:
+        flow = self.flow
+        collector.calls = [(c, self.scope_of(o)) for c, o in collector.calls]
+        collector.lists = [(n, self.scope_of(o)) for n, o in collector.lists]
+        consumed: set[str] = set()
+        for call, scope in collector.calls:
+            if id(call) in flow.used:
+                continue
+            flow.reads = set()
+            result = site(flow, call, flow.frame_for(scope))
+            consumed |= flow.reads
+            if result is not None:
+                sections, model, _, written = result
+                flow.used.add(id(call))
+                if written or _has_text(sections):  # a wrapper passing its caller's messages through: no prompt
+                    self.add(call, scope, sections, model)
+        self.langchain_leftovers(collector, consumed)
+        self.named_prompts(consumed)
+        return self.templates()
+
+    def add(self, node, scope, sections, model=None, label=None, span=None) -> None:
+        start = self.flow.span(node)[0] if node is not None else span.start
+        label = label or (f"{self.file.position(start)[0]}" if scope is None or scope.is_module else scope.label)
+        self.found.append((start, label, sections, model, span or self.span(node), scope))
+
+    def langchain_leftovers(self, collector: _Collector, consumed: set[str]) -> None:
+        """LangChain message lists and messages not sent through a call we know."""
+        flow = self.flow
+        build = Sections(flow)
+        for node, scope in collector.lists:
+            if id(node) in flow.used:
+                continue
+            flow.reads = set()
+            value = flow.eval(node, flow.frame_for(scope))
+            if lc_message_list(flow, value):
+                consumed |= flow.reads
+                self.add(node, scope, build.messages(value, node))
+        for call, scope in collector.calls:
+            if id(call) in flow.used:
+                continue
+            if _callee(call.func) not in _LC_MESSAGE_CLASSES:
+                continue
+            flow.reads = set()
+            value = flow.eval(call, flow.frame_for(scope))
+            if isinstance(value, MsgV):
+                consumed |= flow.reads
+                flow.used.add(id(call))
+                self.add(call, scope, [build.message(value, False, None, call)])
+
+    def named_prompts(self, consumed: set[str]) -> None:
+        """Module constants and functions named like prompts that nothing here sends."""
+        flow = self.flow
+        build = Sections(flow)
+        module = flow.index.module
+        candidates = []
+        talks_to_a_model = bool(self.found) or bool(_LLM_IMPORTS.search(self.file.text))
+        for name, bindings in module.bindings.items():
+            if _TEMPLATE_ONLY.match(name) and not talks_to_a_model and not _PROMPT_WORDS.search(name):
+                continue
+            last = bindings[-1]
+            if (last.kind == "aug" or last.kind == "assign" and isinstance(last.target, cst.Name)) \
+                    and _PROMPT_CONSTANT.match(name):
+                flow.reads = set()
+                value = flow.lookup(name, float("inf"), flow.frame_for(module))
+                reads = flow.reads - {name}
+                if isinstance(value, StrV) and _has_words(value):
+                    role = "user" if _USER_ROLE.search(name) else self.ctx.default_role
+                    sections = [Section(role, build.text(value, "auto"), Span(self.file, last.start, last.end))]
+                    candidates.append((name, reads, Span(self.file, last.start, last.end), sections))
+            elif last.kind == "def" and _PROMPT_FUNCTION.search(name):
+                func = last.node
+                ret = _last_return(func)
+                scope = flow.index.scopes.get(id(func))
+                if ret is None or scope is None:
+                    continue
+                flow.reads = set()
+                value = flow.eval(ret.value, flow.frame_for(scope))
+                reads = flow.reads - {name}
+                role = "user" if _USER_ROLE.search(name) else self.ctx.default_role
+                if isinstance(value, StrV) and _has_words(value, MIN_FUNCTION_TEXT):
+                    sections = [Section(role, build.text(value), self.span(ret.value))]
+                elif isinstance(value, ListV) and is_message_list(value):
+                    sections = build.messages(value, ret.value)
+                else:
+                    continue
+                candidates.append((name, reads, self.span(func.name), sections))
+        used_by_others = set().union(*(reads for _, reads, _, _ in candidates)) if candidates else set()
+        for name, _, span, sections in candidates:
+            if name in consumed or name in used_by_others:
+                continue
+            self.found.append((span.start, name, sections, None, span, None))
+
+    def templates(self) -> list[PromptTemplate]:
+        self.found.sort(key=lambda f: f[0])
+        counts = Counter(label for _, label, *_ in self.found)
+        out = []
+        for start, label, sections, model, span, _ in self.found:
+            name = f"{self.stem}:{label}"
+            if counts[label] > 1:
+                name += f":{self.file.position(start)[0]}"
+            sections = [Section(s.role, _copy(s.parts), s.span) for s in sections]
+            out.append(PromptTemplate(name, self.file, FORMAT, sections, model=model, span=span))
+        return out
+
+
+def _callee(func) -> str | None:
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return None
+
+
+def _has_text(sections: list[Section]) -> bool:
+    def any_text(parts) -> bool:
+        return any(isinstance(p, Text) and p.text.strip()
+                   or isinstance(p, Slot) and (any_text(p.children) or any_text(p.else_children)) for p in parts)
+
+    return any(any_text(s.parts) for s in sections)
+
+
+def _has_words(value: StrV, minimum: int = 1) -> bool:
+    """Whether a string has literal text (at least `minimum` non-space characters)."""
+    return sum(len("".join(s.text.split())) for s in value.segs if isinstance(s, Lit)) >= minimum
+
+
+def _copy(parts: list) -> list:
+    """Fresh part objects per prompt: rules tell slots apart by identity, and
+    a constant used in two places would otherwise share its slots."""
+    out = []
+    for p in parts:
+        if isinstance(p, Slot):
+            out.append(dataclasses.replace(p, children=_copy(p.children), else_children=_copy(p.else_children)))
+        elif isinstance(p, Breakpoint):
+            out.append(Breakpoint(p.ttl, p.span))
+        elif isinstance(p, Text):
+            out.append(Text(p.text, p.span))
+        else:
+            out.append(p)
+    return out

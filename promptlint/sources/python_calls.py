@@ -1,0 +1,438 @@
+"""Call-site shapes of the Python source reader: which calls send a prompt,
+and how their arguments become sections in provider order.
+
+- OpenAI `*.chat.completions.create|parse|stream(messages=..., tools=...)`
+  and LiteLLM `completion`/`acompletion(messages=...)`: tools, then the
+  messages in order (system and developer messages stay where they are);
+- OpenAI `*.responses.create|parse|stream(instructions=..., input=..., tools=...)`;
+- Anthropic `*.messages.create|stream|count_tokens(system=..., tools=..., messages=...)`:
+  tools, system, messages; `cache_control` on a block, message or tool is a
+  Breakpoint after it;
+- LangChain `ChatPromptTemplate.from_messages([...])` (tuples and strings are
+  templates: `{var}`, or Jinja/mustache with `template_format=`; message
+  objects are literal), `ChatPromptTemplate.from_template`,
+  `PromptTemplate.from_template`/`PromptTemplate(template=...)`,
+  `*MessagePromptTemplate.from_template`, `llm.invoke([...messages])`;
+- any other call with `messages=[{"role": ..., "content": ...}, ...]`.
+Tools are serialised as compact JSON (as message files are), one Text per
+literal run with slots for what is not literal.
+"""
+
+from __future__ import annotations
+
+import json
+
+import libcst as cst
+
+from promptlint.ir import Breakpoint, Part, Section, SourceError
+from promptlint.sources.placeholders import detect_style, fallback_style, parse_template_string
+from promptlint.sources.python_stdlib import LC_TEMPLATES, _lc_style, lc_template_method
+from promptlint.sources.python_strings import Lit, merge
+from promptlint.sources.python_values import (
+    ConstV, DictV, ListV, LoopV, MsgV, Opaque, Spread, StrV, literal_text,
+)
+
+LC_ROLES = {"system": "system", "human": "user", "user": "user", "ai": "assistant", "assistant": "assistant",
+            "developer": "developer", "tool": "tool", "placeholder": "placeholder"}
+_TEXT_BLOCKS = (None, "text", "input_text", "output_text")
+
+
+def _chain(func) -> list[str]:
+    out = []
+    while isinstance(func, cst.Attribute):
+        out.append(func.attr.value)
+        func = func.value
+    if isinstance(func, cst.Name):
+        out.append(func.value)
+    return out[::-1]
+
+
+class Sections:
+    """Turns the values reaching a call's arguments into IR sections."""
+
+    def __init__(self, flow):
+        self.flow = flow
+        self.literal = False  # some message, block or tool was written out in the code (not only passed through)
+
+    # ------------------------------------------------------------ text
+
+    def text(self, value, style: str | None = None) -> list[Part]:
+        """A value used as text; with a template `style`, its literal runs
+        are parsed for placeholders (`format`, `jinja`, `handlebars`)."""
+        flow = self.flow
+        if style is None or not isinstance(value, StrV):
+            return flow.parts(value)
+        out: list[Part] = []
+        for seg in merge(value.segs):
+            if not isinstance(seg, Lit):
+                out.append(seg)
+                continue
+            chosen = style
+            if style == "auto":
+                chosen = "jinja" if detect_style(seg.text) == "jinja" else "format"
+            for attempt in (chosen, fallback_style(seg.text, chosen), "text"):
+                if attempt is None:
+                    continue
+                try:
+                    out += parse_template_string(seg.text, flow.file, seg.offsets, flow.ctx, attempt)
+                    break
+                except SourceError:
+                    continue
+        return out
+
+    def breakpoint(self, d: DictV) -> list[Part]:
+        value = d.get("cache_control")
+        el = d.element("cache_control")
+        if not isinstance(value, DictV) or el is None:
+            return []
+        ttl = literal_text(value.get("ttl")) if value.get("ttl") is not None else None
+        if isinstance(el, cst.DictElement):
+            start, end = self.flow.span(el.key)[0], self.flow.span(el.value)[1]
+        else:
+            start, end = self.flow.span(el)
+        return [Breakpoint(ttl=ttl or "5m", span=self.flow.file_span(start, end))]
+
+    # ------------------------------------------------------------ JSON
+
+    def json(self, value, skip: frozenset = frozenset({"cache_control"})) -> list[Part]:
+        """The value as the SDK serialises it: compact JSON in literal order."""
+        flow = self.flow
+        segs: list = []
+
+        def lit(text: str, node) -> None:
+            s, e = flow.span(node) if node is not None else (0, 0)
+            segs.append(Lit.synthetic(text, s, e))
+
+        def walk(v, node) -> None:
+            if isinstance(v, DictV):
+                lit("{", v.node or node)
+                first = True
+                for (k, item), el in zip(v.pairs, v.key_nodes or [None] * len(v.pairs)):
+                    key = literal_text(k) if k is not None else None
+                    if key in skip:
+                        continue
+                    if key is None:
+                        segs.extend(flow.segs(item if k is None else k))
+                        continue
+                    lit(("" if first else ",") + json.dumps(key, ensure_ascii=False) + ":",
+                        el.key if isinstance(el, cst.DictElement) else el or v.node)
+                    first = False
+                    walk(item, el.value if isinstance(el, cst.DictElement) else None)
+                lit("}", v.node or node)
+            elif isinstance(v, ListV):
+                lit("[", v.node or node)
+                for i, item in enumerate(v.items):
+                    if i:
+                        lit(",", v.node or node)
+                    walk(item.value if isinstance(item, Spread) else item, getattr(item, "node", None))
+                lit("]", v.node or node)
+            elif isinstance(v, StrV):
+                lit('"', v.node or node)
+                for seg in v.segs:
+                    if isinstance(seg, Lit):
+                        chars, offs = [], []
+                        for i, ch in enumerate(seg.text):
+                            esc = json.dumps(ch, ensure_ascii=False)[1:-1]
+                            chars.append(esc)
+                            offs += [seg.offsets[i]] * len(esc)
+                        segs.append(Lit("".join(chars), offs + [seg.offsets[-1]]))
+                    else:
+                        segs.append(seg)
+                lit('"', v.node or node)
+            elif isinstance(v, ConstV) and isinstance(v.value, (str, int, float, bool, type(None))):
+                lit(json.dumps(v.value), v.node or node)
+            else:
+                segs.extend(flow.segs(v))
+
+        walk(value, getattr(value, "node", None))
+        return self.flow.parts(StrV(merge(segs)))
+
+    # ------------------------------------------------------------ sections
+
+    def tools(self, value, node) -> Section | None:
+        flow = self.flow
+        parts: list[Part] = []
+        self.literal = self.literal or isinstance(value, (ListV, DictV))
+        if isinstance(value, ListV):
+            if not value.items:
+                return None
+            for tool in value.items:
+                if isinstance(tool, Spread):
+                    parts += flow.segs(tool.value)
+                elif isinstance(tool, LoopV):
+                    parts.append(flow.loop_slot(tool))
+                else:
+                    parts += self.json(tool)
+                    if isinstance(tool, DictV):
+                        parts += self.breakpoint(tool)
+        else:
+            parts += self.json(value) if isinstance(value, DictV) else flow.parts(value)
+        return Section("tools", parts, flow.file_span(*flow.span(node)))
+
+    def content(self, value, style: str | None = None) -> list[Part]:
+        """A message's content: a string, or a list of content blocks."""
+        if isinstance(value, ListV):
+            parts: list[Part] = []
+            for block in value.items:
+                parts += self.block(block, style)
+            return parts
+        if value is None or (isinstance(value, ConstV) and value.value is None):
+            return []
+        if isinstance(value, DictV):
+            return self.block(value, style)
+        return self.text(value, style)
+
+    def block(self, block, style: str | None = None) -> list[Part]:
+        if not isinstance(block, DictV):
+            if isinstance(block, Spread):
+                return self.flow.parts(block.value)
+            if isinstance(block, LoopV):
+                return [self.flow.loop_slot(block)]
+            return self.text(block, style)
+        kind = literal_text(block.get("type")) if block.get("type") is not None else None
+        text = block.get("text")
+        if text is not None and kind in _TEXT_BLOCKS:
+            parts = self.text(text, style)
+        elif kind == "tool_result":
+            parts = self.content(block.get("content"), style)
+        else:
+            parts = self.json(block)
+        return parts + self.breakpoint(block)
+
+    def system(self, value, node) -> Section:
+        """Anthropic `system=`, Responses `instructions=`: written out unless passed through."""
+        self.literal = self.literal or not isinstance(value, Opaque)
+        return self.section("system", self.content(value), node)
+
+    def section(self, role: str, parts: list[Part], node) -> Section:
+        span = self.flow.file_span(*self.flow.span(node)) if node is not None else None
+        return Section(role, parts, span)
+
+    def messages(self, value, node, template: bool = False, style: str | None = None) -> list[Section]:
+        """Sections of a list of messages, in order. In a LangChain template
+        (`template`), tuples and strings are templates in `style`."""
+        flow = self.flow
+        if isinstance(value, ListV):
+            if value.node is not None:
+                flow.used.add(id(value.node))
+            items = value.items
+        else:
+            items = [value]
+        out: list[Section] = []
+        for item in items:
+            section = self.message(item, template, style, node)
+            if section is not None:
+                out.append(section)
+        return out
+
+    def message(self, item, template: bool, style: str | None, node) -> Section | None:
+        flow = self.flow
+        style = style if template else None
+        if isinstance(item, (DictV, MsgV, StrV)) or isinstance(item, ListV) and item.is_tuple:
+            self.literal = True
+        if isinstance(item, Spread):
+            return self.section("user", flow.parts(item.value), item.node or node)
+        if isinstance(item, LoopV):
+            inner = self.message(item.body, template, style, item.node)
+            role = inner.role if inner is not None else "user"
+            looped = LoopV(item.label, item.node, item.verdict, item.names,
+                           StrV([]), item.order, item.fix)
+            slot = flow.loop_slot(looped)
+            slot.children = inner.parts if inner is not None else []
+            return self.section(role, [slot], item.node or node)
+        if isinstance(item, MsgV):
+            if item.node is not None:
+                flow.used.add(id(item.node))
+            if item.placeholder is not None:
+                from promptlint.sources.slots import variable_slot
+
+                s, e = flow.span(item.node)
+                slot = variable_slot(item.placeholder, f"MessagesPlaceholder({item.placeholder!r})",
+                                     flow.file_span(s, e), flow.ctx)
+                return self.section("user", [slot], item.node)
+            return self.section(item.role, self.content(item.content, (item.style or style) if item.template else None),
+                                item.node)
+        if isinstance(item, DictV):
+            role_value = item.get("role")
+            role = literal_text(role_value) if role_value is not None else None
+            if role_value is None and item.get("type") is not None:  # a Responses item (function_call_output ...)
+                kind = literal_text(item.get("type")) or ""
+                return self.section("tool" if kind.endswith("_output") else "assistant", self.json(item), item.node)
+            parts = self.content(item.get("content"))
+            for key in ("tool_calls", "function_call"):
+                extra = item.get(key)
+                if extra is not None:
+                    parts += self.json(extra)
+            return self.section(role or "user", parts + self.breakpoint(item), item.node)
+        if isinstance(item, ListV) and item.is_tuple and len(item.items) == 2:
+            role = LC_ROLES.get((literal_text(item.items[0]) or "").lower(), "user")
+            content = item.items[1]
+            if role == "placeholder":
+                return self.section("user", self.text(content, style or "format"), item.node)
+            return self.section(role, self.text(content, style), item.node)
+        if isinstance(item, StrV):
+            return self.section("user", self.text(item, style), item.node or node)
+        return self.section("user", flow.parts(item), getattr(item, "node", None) or node)
+
+
+def is_message_list(value) -> bool:
+    """A list whose items are all messages: role dicts, LangChain messages or (role, text) tuples."""
+    if not isinstance(value, ListV) or not value.items:
+        return False
+    known = [i for i in value.items if not isinstance(i, (Spread, LoopV))]
+    if not known:
+        return False
+    for item in known:
+        if isinstance(item, DictV) and item.get("role") is not None:
+            continue
+        if isinstance(item, MsgV):
+            continue
+        if (isinstance(item, ListV) and item.is_tuple and len(item.items) == 2
+                and (literal_text(item.items[0]) or "").lower() in LC_ROLES):
+            continue
+        return False
+    return True
+
+
+_LC_INVOKE = ("invoke", "ainvoke", "stream", "astream", "batch")
+_MESSAGEY = ("message", "msgs", "prompt", "history", "conversation", "chat", "turns")
+
+
+def might_send(call: cst.Call) -> bool:
+    """Whether a call has the shape of one `site` reads (before any
+    evaluation: files without one are not analysed further)."""
+    chain = _chain(call.func)
+    if not chain:
+        return False
+    last = chain[-1]
+    keywords = {a.keyword.value for a in call.args if a.keyword is not None}
+    if "messages" in keywords or any(a.star == "**" for a in call.args) and last in (
+            "create", "parse", "stream", "completion", "acompletion", "count_tokens"):
+        return True
+    if chain[-2:-1] == ["responses"] and keywords & {"input", "instructions"}:
+        return True
+    if last in ("from_messages", "ChatPromptTemplate", "SystemMessage", "HumanMessage", "AIMessage",
+                "MessagesPlaceholder") or last == "PromptTemplate" and "template" in keywords:
+        return True
+    if last == "from_template" and len(chain) >= 2 and chain[-2].endswith("PromptTemplate"):
+        return True
+    if last in _LC_INVOKE and call.args and call.args[0].keyword is None:
+        first = call.args[0].value
+        if isinstance(first, cst.List):
+            return True
+        if isinstance(first, cst.Name) and any(w in first.value.lower() for w in _MESSAGEY):
+            return True
+    return False
+
+
+def site(flow, call: cst.Call, frame):
+    """(sections, model, kind, written) of a call that sends a prompt, else
+    None; `written` is False for a wrapper that only passes its caller's
+    messages through (`create(messages=messages)` with `messages` a parameter)."""
+    chain = _chain(call.func)
+    if not chain:
+        return None
+    last = chain[-1]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    spread: dict = {}  # request(**params): the literal keys of a dict the call is given
+    for arg in call.args:
+        if arg.star == "**":
+            value = flow.eval(arg.value, frame)
+            if isinstance(value, DictV):
+                for (k, v), el in zip(value.pairs, value.key_nodes or [None] * len(value.pairs)):
+                    key = literal_text(k) if k is not None else None
+                    if key is not None and key not in keywords:
+                        node = el.value if isinstance(el, cst.DictElement) else getattr(v, "node", None)
+                        keywords[key] = node if node is not None else arg.value
+                        spread[id(keywords[key])] = v
+    build = Sections(flow)
+    ev = lambda n: spread[id(n)] if id(n) in spread else flow.eval(n, frame)  # noqa: E731
+    sections: list[Section] = []
+    if chain[-3:-1] == ["chat", "completions"] and last in ("create", "parse", "stream") and "messages" in keywords \
+            or last in ("completion", "acompletion") and "messages" in keywords:
+        _tools(build, keywords, ev, sections)
+        sections += build.messages(ev(keywords["messages"]), keywords["messages"])
+        kind = "openai"
+    elif chain[-2:-1] == ["responses"] and last in ("create", "parse", "stream") and (
+            "input" in keywords or "instructions" in keywords):
+        _tools(build, keywords, ev, sections)
+        if "instructions" in keywords:
+            node = keywords["instructions"]
+            sections.append(build.system(ev(node), node))
+        if "input" in keywords:
+            node = keywords["input"]
+            value = ev(node)
+            if isinstance(value, ListV):
+                sections += build.messages(value, node)
+            else:
+                sections.append(build.section("user", build.content(value), node))
+        kind = "openai"
+    elif chain[-2:-1] == ["messages"] and last in ("create", "stream", "count_tokens") and "messages" in keywords:
+        _tools(build, keywords, ev, sections)
+        if "system" in keywords:
+            node = keywords["system"]
+            sections.append(build.system(ev(node), node))
+        sections += build.messages(ev(keywords["messages"]), keywords["messages"])
+        kind = "anthropic"
+    elif last == "from_messages" or (last == "ChatPromptTemplate" and (positional or "messages" in keywords)):
+        node = keywords.get("messages", positional[0] if positional else None)
+        if node is None:
+            return None
+        style = _template_style(flow, keywords, frame)
+        sections += build.messages(ev(node), node, template=True, style=style)
+        kind = "langchain"
+    elif last == "from_template" and len(chain) >= 2 and chain[-2].endswith("PromptTemplate"):
+        owner = chain[-2]
+        style = _template_style(flow, keywords, frame)
+        if owner in LC_TEMPLATES:
+            msg = lc_template_method(flow, owner, call, frame, style)
+            sections.append(build.message(msg, True, style, call))
+        else:
+            node = keywords.get("template", positional[0] if positional else None)
+            if node is None:
+                return None
+            role = "user" if owner == "ChatPromptTemplate" else flow.ctx.default_role
+            sections.append(build.section(role, build.text(ev(node), style), node))
+        kind = "langchain"
+    elif last == "PromptTemplate" and "template" in keywords:
+        style = _template_style(flow, keywords, frame)
+        node = keywords["template"]
+        sections.append(build.section(flow.ctx.default_role, build.text(ev(node), style), node))
+        kind = "langchain"
+    elif last in ("invoke", "ainvoke", "stream", "astream", "batch") and positional and is_message_list(
+            ev(positional[0])):
+        sections += build.messages(ev(positional[0]), positional[0])
+        kind = "langchain"
+    elif "messages" in keywords and is_message_list(ev(keywords["messages"])):
+        _tools(build, keywords, ev, sections)
+        if "system" in keywords:
+            node = keywords["system"]
+            sections.append(build.system(ev(node), node))
+        sections += build.messages(ev(keywords["messages"]), keywords["messages"])
+        kind = "openai"
+    else:
+        return None
+    model = literal_text(ev(keywords["model"])) if "model" in keywords else None
+    return sections, model, kind, build.literal
+
+
+def _tools(build: Sections, keywords, ev, sections: list[Section]) -> None:
+    if "tools" in keywords:
+        section = build.tools(ev(keywords["tools"]), keywords["tools"])
+        if section is not None:
+            sections.append(section)
+
+
+def _template_style(flow, keywords, frame) -> str:
+    fmt = keywords.get("template_format")
+    text = literal_text(flow.eval(fmt, frame)) if fmt is not None else None
+    return _lc_style(text) or "format"
+
+
+def lc_message_list(flow, value) -> bool:
+    """A list literal of LangChain message objects (a prompt built without a template)."""
+    return isinstance(value, ListV) and any(isinstance(i, MsgV) for i in value.items) and is_message_list(value)
+
+
+__all__ = ["site", "might_send", "Sections", "is_message_list", "lc_message_list"]

@@ -1,0 +1,263 @@
+"""Expressions and calls for the Python data flow (a mixin of python_flow.Flow):
+attributes (`self.x`, class constants, imported modules), subscripts,
+conditional expressions, `+`/`%`/`*` on strings and lists, f-strings, and
+calls: known ones by meaning (python_stdlib), helpers of this module
+inlined, anything else opaque.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from promptlint.analysis.volatility import DEFAULT, Verdict
+from promptlint.ir import Slot, SlotKind
+from promptlint.sources.python_scope import INF, Binding, Frame, Scope, _dotted_name, _last_return
+from promptlint.sources.python_strings import Lit, decode_body
+from promptlint.sources.python_values import (
+    ClassV, ConstV, DictV, FuncV, ListV, LoopV, Opaque, Spread, StrV, literal_text, relabel, short, strongest,
+)
+
+MAX_DEPTH = 8  # helper calls inlined inside each other
+
+
+class Expressions:
+    # ------------------------------------------------------------ expressions
+
+    def attribute(self, node: cst.Attribute, frame: Frame):
+        base = self.eval(node.value, frame)
+        attr = node.attr.value
+        if isinstance(base, Opaque) and base.qual is not None:
+            known = self.stdlib.attribute(self, base.qual + "." + attr, node, frame)
+            if known is not None:
+                return known
+            return Opaque(self.src(node), base.verdict, node, names=base.names, kind="name",
+                          qual=base.qual + "." + attr)
+        if isinstance(node.value, cst.Name) and node.value.value in ("self", "cls"):
+            value = self.class_attr(frame, attr)
+            if value is not None:
+                return value
+        if isinstance(base, ClassV):
+            found = base.info.attrs.get(attr)
+            if found:
+                return self.attr_value(base.info, found[-1])
+            if attr in base.info.methods:
+                return FuncV(base.info.methods[attr])
+        if isinstance(base, DictV):
+            return self.opaque(node, frame, self.verdict(base))
+        if isinstance(base, Opaque):
+            return self.stdlib.value_attribute(self, base, attr, node, frame)
+        return self.opaque(node, frame, self.verdict(base))
+
+    def class_attr(self, frame: Frame, attr: str):
+        f = frame
+        while f is not None and f.scope.cls is None:
+            f = f.parent
+        if f is None:
+            return None
+        info = f.scope.cls
+        found = info.attrs.get(attr)
+        if found:
+            return self.attr_value(info, found[-1])
+        if attr in info.methods:
+            return FuncV(info.methods[attr], bound_self=True)
+        return None
+
+    def attr_value(self, info, b: Binding):
+        """A class constant or a `self.x` set in __init__."""
+        if b.kind == "attr":
+            scope = self.index.scopes[id(b.node)]
+            value = self.eval(b.value, self.frame_for(scope))
+        else:
+            value = self._binding(b, self.frame_for(info.scope) if not info.scope.parent.is_module
+                                  else Frame(info.scope, parent=self.import_frame, import_time=True), INF)
+        if isinstance(value, Opaque) and value.qual is None:
+            return relabel(value, f"self.{b.name}", value.node)
+        return value
+
+    def subscript(self, node: cst.Subscript, frame: Frame):
+        base = self.eval(node.value, frame)
+        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            key = self.eval(node.slice[0].slice.value, frame)
+            if isinstance(base, DictV) and isinstance(key, StrV):
+                found = base.get(literal_text(key) or "\0")
+                if found is not None:
+                    return found
+            if isinstance(base, ListV) and isinstance(key, ConstV) and isinstance(key.value, int):
+                known = self.known_items(base)
+                if known is not None and -len(known) <= key.value < len(known):
+                    return known[key.value]
+            if isinstance(base, Opaque):
+                if base.qual == "os.environ":
+                    return self.stdlib.environment(self, node)
+                text = literal_text(key) if isinstance(key, StrV) else None
+                name = f"{_dotted_name(node.value) or base.label}.{text}" if text and text.isidentifier() else None
+                verdict = self.ctx.variables.resolve(name) if name else DEFAULT
+                if verdict is DEFAULT or verdict.reason == DEFAULT.reason:
+                    verdict = base.verdict
+                return Opaque(self.src(node), verdict, node, names=(name,) if name else base.names,
+                              kind="name" if name else "expr", clock=base.clock)
+        return self.opaque(node, frame, self.verdict(base))
+
+    def conditional(self, node: cst.IfExp, frame: Frame):
+        body, orelse = self.eval(node.body, frame), self.eval(node.orelse, frame)
+        if not isinstance(body, StrV) or not isinstance(orelse, StrV):
+            return self.opaque(node, frame, strongest([self.verdict(body), self.verdict(orelse)]))
+        test = self.eval(node.test, frame)
+        verdict = self.verdict(test)
+        s, e = self.span(node)
+        slot = Slot(f"if {short(self.src(node.test))}", SlotKind.CONDITIONAL, verdict.volatility,
+                    f"chooses on {short(self.src(node.test))}: {verdict.reason}", self.file_span(s, e),
+                    names=self.names_of(test), children=self.parts(body), else_children=self.parts(orelse))
+        return StrV([slot], node)
+
+    def binary(self, node: cst.BinaryOperation, frame: Frame):
+        left, right = self.eval(node.left, frame), self.eval(node.right, frame)
+        if isinstance(node.operator, cst.Add):
+            return self.add(left, right, node)
+        if isinstance(node.operator, cst.Modulo) and isinstance(left, StrV):
+            return self.stdlib.percent(self, left, right, node)
+        if isinstance(node.operator, cst.Multiply):  # "-" * 40
+            text, count = (left, right) if isinstance(left, StrV) else (right, left)
+            if isinstance(text, StrV) and isinstance(count, ConstV) and isinstance(count.value, int) \
+                    and 0 <= count.value <= 10_000:
+                return StrV(text.segs * count.value, node)
+        op = self.opaque(node, frame, strongest([self.verdict(left), self.verdict(right)]))
+        op.path = isinstance(node.operator, cst.Divide) and any(isinstance(v, Opaque) and v.path
+                                                                 for v in (left, right))
+        return op
+
+    def add(self, left, right, node):
+        if isinstance(left, StrV) and isinstance(right, (StrV, Opaque, LoopV)):
+            return StrV(left.segs + self.segs(right), node)
+        if isinstance(left, (Opaque, LoopV)) and isinstance(right, StrV):
+            return StrV(self.segs(left) + right.segs, node)
+        if isinstance(left, ListV) and isinstance(right, ListV):
+            return ListV(left.items + right.items, node)
+        if isinstance(left, (Opaque, LoopV)) and isinstance(right, ListV):
+            return ListV([left if isinstance(left, LoopV) else Spread(left, left.node)] + right.items, node)
+        if isinstance(left, ListV):
+            return ListV(left.items + [right if isinstance(right, LoopV) else Spread(right, None)], node)
+        return Opaque(self.src(node), strongest([self.verdict(left), self.verdict(right)]), node,
+                      names=self.names_of(left) + self.names_of(right))
+
+    def fstring(self, node: cst.FormattedString, frame: Frame):
+        prefix = node.start.lower()
+        is_raw = "r" in prefix
+        segs: list = []
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringText):
+                segs.append(decode_body(part.value, self.span(part)[0], is_raw, fstring=True))
+                continue
+            expr = part.expression
+            value = self.eval(expr, frame)
+            if part.equal is not None:  # f"{x=}": the text up to `=` is written out
+                start = self.span(part)[0] + 1
+                end = self.span(part.equal)[1]
+                segs.append(Lit(self.file.text[start:end], list(range(start, end + 1))))
+            spec = None
+            if part.format_spec:
+                spec_value = self.fstring_spec(part.format_spec, frame)
+                spec = literal_text(spec_value) if spec_value is not None else None
+                if spec is None:
+                    value = self.opaque(expr, frame, self.verdict(value))
+            segs += self.stdlib.fill(self, value, part.conversion, spec, expr)
+        return StrV(segs, node)
+
+    def fstring_spec(self, parts, frame: Frame) -> StrV | None:
+        segs: list = []
+        for part in parts:
+            if isinstance(part, cst.FormattedStringText):
+                segs.append(decode_body(part.value, self.span(part)[0], False, fstring=True))
+            else:
+                value = self.eval(part.expression, frame)
+                if not isinstance(value, (StrV, ConstV)):
+                    return None
+                segs += self.segs(value)
+        return StrV(segs)
+
+    # ------------------------------------------------------------ calls
+
+    def call(self, node: cst.Call, frame: Frame):
+        func = node.func
+        qual = self.qualname(func, frame)
+        if qual is not None:
+            known = self.stdlib.call(self, qual, node, frame)
+            if known is not None:
+                return known
+        if isinstance(func, cst.Attribute):
+            base = self.eval(func.value, frame)
+            if isinstance(base, (FuncV, ClassV)) or not isinstance(base, Opaque) or base.qual is None:
+                method = self.stdlib.method(self, base, func.attr.value, node, frame)
+                if method is not None:
+                    return method
+            callee = self.attribute(func, frame)
+        else:
+            callee = self.eval(func, frame)
+        if isinstance(callee, FuncV):
+            inlined = self.inline(callee, node, frame)
+            if inlined is not None:
+                return inlined
+        return self.stdlib.unknown_call(self, node, frame, qual or _dotted_name(func) or self.src(func))
+
+    def qualname(self, func, frame: Frame) -> str | None:
+        """`datetime.now` -> `datetime.datetime.now` when the root is an import
+        (or a builtin); None for calls on local values."""
+        chain = []
+        node = func
+        while isinstance(node, cst.Attribute):
+            chain.append(node.attr.value)
+            node = node.value
+        if not isinstance(node, cst.Name):
+            return None
+        root = self.lookup(node.value, self.span(node)[0], frame, node)
+        if not isinstance(root, Opaque) or root.qual is None:
+            return None
+        return ".".join([root.qual, *reversed(chain)])
+
+    def inline(self, func: FuncV, call: cst.Call, frame: Frame):
+        """A helper of this module, evaluated with its parameters bound."""
+        scope = self.index.scopes.get(id(func.node))
+        if scope is None or frame.depth >= MAX_DEPTH:
+            return None
+        ret = _last_return(func.node)
+        if ret is None:
+            return None
+        bound = self.arguments(func, scope, call, frame)
+        parent = frame if frame.scope is scope.parent else self.frame_for(scope.parent)
+        if scope.parent.is_module:
+            parent = Frame(scope.parent, parent=None)
+        inner = Frame(scope, bound, parent, frame.import_time, frame.depth + 1)
+        self.reads.add(func.node.name.value)
+        value = self.eval(ret.value, inner)
+        if isinstance(value, Opaque) and value.qual is None:
+            return relabel(value, short(self.src(call)), call)
+        return value
+
+    def arguments(self, func: FuncV, scope: Scope, call: cst.Call, frame: Frame) -> dict:
+        params = func.node.params
+        positional = [*params.posonly_params, *params.params]
+        if func.bound_self and positional:
+            positional = positional[1:]
+        bound: dict = {}
+        values = [a for a in call.args if a.keyword is None and not a.star]
+        for p, arg in zip(positional, values):
+            bound[p.name.value] = self.argument(p.name.value, arg.value, scope, frame)
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value in scope.params:
+                bound[arg.keyword.value] = self.argument(arg.keyword.value, arg.value, scope, frame)
+        for p in [*positional, *params.kwonly_params]:
+            name = p.name.value
+            if name not in bound and p.default is not None:
+                bound[name] = self.eval(p.default, self.import_frame)
+        return bound
+
+    def argument(self, param: str, node, scope: Scope, frame: Frame):
+        value = self.eval(node, frame)
+        if isinstance(value, Opaque) and (value.verdict is DEFAULT or value.verdict.reason.endswith(DEFAULT.reason)):
+            own = self.ctx.variables.resolve(param)
+            if own is not DEFAULT:  # the argument says nothing; the parameter's name does
+                value = replace(value, verdict=Verdict(own.volatility, f"passed as {param}: {own.reason}"))
+        return value
+

@@ -1,0 +1,386 @@
+"""The data flow of the Python source reader: what value reaches a prompt
+argument, found by reading the module, never by running it.
+
+`Flow.eval(node, frame)` turns an expression into an abstract value
+(python_values): strings become segments with exact offsets, containers
+stay containers, everything else becomes an `Opaque` with a verdict. The
+pass is deliberately small:
+
+- a name is the value of its last binding *before the use* in the same
+  function (python_scope), else a parameter (by its name, or the argument's
+  value when the function is being inlined), else an enclosing function's,
+  else the module's last binding, else a builtin or an import;
+- `+=` on a name is the value before it plus the right side; `.append`/
+  `.extend`/`.insert` on a list name between its assignment and the use
+  are applied in source order; inside a `for` loop the added part becomes a
+  loop region (unrolled when the iterable is a literal list);
+- a call to a function of this module (or a method of the same class via
+  `self.`) is inlined: its last top-level `return` is evaluated with the
+  parameters bound to the argument values (defaults otherwise), up to
+  MAX_DEPTH calls deep;
+- calls the standard library and the LLM SDKs define are read by meaning
+  (python_stdlib): clocks, uuid, random, json.dumps, str.format, joins ...;
+- module-level values are computed at import: a call there (a clock, an
+  unknown function) is fixed per process (deploy);
+- a name read inside a loop that rebinds it further down (`used += n` after
+  `budget = LIMIT - used`) is as volatile as any of its values (loop-carried);
+- a string that is one value and no text of its own (`request_id =
+  str(uuid4())`) is reported where it enters the prompt (the f-string field,
+  the name, the placeholder), a string with text where its text is written.
+
+The evaluator is split by concern: names and bindings here, loops and
+iteration in python_loops, expressions and calls in python_exprs, values
+to IR parts in python_ir, known calls in python_stdlib, string building in
+python_text.
+
+Limits, on purpose: no flow across modules (an imported name is an input
+named by its name), no merging of branches or loop iterations beyond "the
+last binding before the use wins", no attributes of objects other than
+`self.x` set in `__init__` and class constants, no `global`/`nonlocal`
+rebinding, no aliasing (a list changed through a second name is not seen).
+Each evaluation is memoised per frame, cycles become opaque, and a step
+budget (MAX_STEPS per file) bounds the work on machine-made modules.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+import libcst as cst
+
+from promptlint.analysis.volatility import Verdict
+from promptlint.ir import SourceFile, Span, Volatility
+from promptlint.sources.base import SourceContext
+from promptlint.sources.python_exprs import MAX_DEPTH, Expressions
+from promptlint.sources.python_ir import ToIR
+from promptlint.sources.python_loops import MAX_UNROLL, Loops
+from promptlint.sources.python_scope import (
+    _BUILTINS, INF, Binding, Frame, Index, Scope, _at_import, _names_in, call_name, strip_self,
+)
+from promptlint.sources.python_strings import decode_simple, split_prefix
+from promptlint.sources.python_values import (
+    ClassV, ConstV, DictV, FuncV, ListV, LoopV, Opaque, SetV, Spread, StrV, relabel, short, strongest,
+)
+
+V = Volatility
+MAX_STEPS = 200_000  # expression evaluations per file
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+class Flow(Loops, Expressions, ToIR):
+    """The evaluator: names and bindings here; loops, expressions and calls,
+    and the conversion to IR parts in the mixins."""
+
+    def __init__(self, module: cst.Module, positions, file: SourceFile, ctx: SourceContext):
+        self.file = file
+        self.ctx = ctx
+        self.positions = positions
+        self._starts = [0] + [m.end() for m in _LINE_END.finditer(file.text)]
+        self.index = Index(module, self.span)
+        self.import_frame = Frame(self.index.module, import_time=True)
+        self.steps = 0
+        self.reads: set[str] = set()  # module-level names read for the prompt being built
+        self._deps: dict[int, set[str]] = {}
+        self._active: set[tuple[int, int]] = set()
+        self._active_bindings: set[tuple[int, int]] = set()
+        self.used: set[int] = set()  # ids of calls and lists a prompt has taken as its messages
+        from promptlint.sources import python_stdlib
+
+        self.stdlib = python_stdlib
+
+    # ------------------------------------------------------------ positions
+
+    def offset(self, pos) -> int:
+        line = max(1, min(pos.line, len(self._starts)))
+        return self._starts[line - 1] + pos.column
+
+    def span(self, node) -> tuple[int, int]:
+        rng = self.positions[node]
+        return self.offset(rng.start), self.offset(rng.end)
+
+    def src(self, node) -> str:
+        start, end = self.span(node)
+        return self.file.text[start:end]
+
+    def file_span(self, start: int, end: int) -> Span:
+        return Span(self.file, start, end)
+
+    # ------------------------------------------------------------ frames
+
+    def frame_for(self, scope: Scope, depth: int = 0) -> Frame:
+        """A fresh frame for a scope found while walking the module (its
+        parameters stay unknown): the frame chain of its enclosing functions."""
+        if scope.is_module:
+            return Frame(scope)
+        return Frame(scope, parent=self.frame_for(scope.parent, depth), depth=depth)
+
+    # ------------------------------------------------------------ evaluation
+
+    def eval(self, node, frame: Frame):
+        self.steps += 1
+        key = id(node)
+        if key in frame.memo:
+            return frame.memo[key]
+        if self.steps > MAX_STEPS or (key, id(frame)) in self._active:
+            return self.opaque(node, frame)
+        self._active.add((key, id(frame)))
+        try:
+            value = self._eval(node, frame)
+        finally:
+            self._active.discard((key, id(frame)))
+        if frame.import_time and isinstance(value, Opaque) and V.DEPLOY < value.verdict.volatility \
+                and value.qual is None:
+            value = replace(value, verdict=Verdict(V.DEPLOY, _at_import(value.verdict.reason)))
+        frame.memo[key] = value
+        return value
+
+    def _eval(self, node, frame: Frame):
+        if isinstance(node, cst.SimpleString):
+            lit = decode_simple(node.value, self.span(node)[0])
+            return StrV([lit], node) if lit is not None else self.opaque(node, frame)
+        if isinstance(node, cst.ConcatenatedString):
+            left, right = self.eval(node.left, frame), self.eval(node.right, frame)
+            if isinstance(left, StrV) and isinstance(right, StrV):
+                return StrV(left.segs + right.segs, node)
+            return self.opaque(node, frame)
+        if isinstance(node, cst.FormattedString):
+            return self.fstring(node, frame)
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
+            try:
+                return ConstV(complex(node.value.replace("_", "")) if isinstance(node, cst.Imaginary)
+                              else (int(node.value.replace("_", ""), 0) if isinstance(node, cst.Integer)
+                                    else float(node.value.replace("_", ""))), node)
+            except ValueError:
+                return self.opaque(node, frame)
+        if isinstance(node, cst.Name):
+            if node.value in ("True", "False", "None"):
+                return ConstV({"True": True, "False": False, "None": None}[node.value], node)
+            return self.name(node, frame)
+        if isinstance(node, cst.Attribute):
+            return self.attribute(node, frame)
+        if isinstance(node, cst.Call):
+            return self.call(node, frame)
+        if isinstance(node, cst.BinaryOperation):
+            return self.binary(node, frame)
+        if isinstance(node, (cst.List, cst.Tuple)):
+            items = []
+            for el in node.elements:
+                value = self.eval(el.value, frame)
+                if isinstance(el, cst.StarredElement):
+                    items.extend(value.items if isinstance(value, ListV) else
+                                 [value] if isinstance(value, LoopV) else [Spread(value, el.value)])
+                else:
+                    items.append(value)
+            return ListV(items, node, is_tuple=isinstance(node, cst.Tuple))
+        if isinstance(node, cst.Set):
+            return SetV([self.eval(el.value, frame) for el in node.elements], node)
+        if isinstance(node, cst.Dict):
+            pairs, keys = [], []
+            for el in node.elements:
+                if isinstance(el, cst.StarredDictElement):
+                    value = self.eval(el.value, frame)
+                    if isinstance(value, DictV):
+                        pairs += value.pairs
+                        keys += value.key_nodes or [None] * len(value.pairs)
+                    else:
+                        pairs.append((None, value))
+                        keys.append(el)
+                else:
+                    pairs.append((self.eval(el.key, frame), self.eval(el.value, frame)))
+                    keys.append(el)
+            return DictV(pairs, node, keys)
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+            return self.comprehension(node, frame)
+        if isinstance(node, cst.DictComp):
+            return self.dict_comprehension(node, frame)
+        if isinstance(node, cst.Subscript):
+            return self.subscript(node, frame)
+        if isinstance(node, cst.IfExp):
+            return self.conditional(node, frame)
+        if isinstance(node, cst.Await):
+            return self.eval(node.expression, frame)
+        if isinstance(node, cst.NamedExpr):
+            return self.eval(node.value, frame)
+        return self.opaque(node, frame)
+
+    def opaque(self, node, frame: Frame, verdict: Verdict | None = None) -> Opaque:
+        """A value we do not follow: its volatility is the strongest of the
+        names inside it, else its own text read as a name."""
+        if verdict is None:
+            inner = [self.verdict(self.name(n, frame)) for n in _names_in(node)]
+            verdict = strongest(inner) if inner else self.ctx.variables.resolve(short(self.src(node)))
+        return Opaque(self.src(node), verdict, node, names=tuple(n.value for n in _names_in(node))[:4])
+
+    # ------------------------------------------------------------ names
+
+    def name(self, node: cst.Name, frame: Frame):
+        value = self.lookup(node.value, self.span(node)[0], frame, node)
+        if isinstance(value, Opaque) and value.node is not node and value.qual is None:
+            return relabel(value, node.value, node)
+        return self.entering(value, node)
+
+    def lookup(self, name: str, at: float, frame: Frame, node=None, carried: bool = True):
+        """The value `name` has at offset `at` (`carried`: a later rebinding
+        in a loop around the use counts, as the next pass sees it)."""
+        f = frame
+        while f is not None:
+            if name in f.bound:
+                return f.bound[name]
+            binding = f.scope.last(name, at)
+            later = f.scope.rebound_later_in_loop(name, at) if carried and not f.scope.is_module else []
+            if later:
+                return self.loop_carried(name, binding, later, f, at, node)
+            if binding is not None:
+                return self.binding(binding, f, at)
+            if name in f.scope.params:
+                return self.parameter(name, f)
+            if f.parent is None:
+                break
+            at = INF if f.parent.scope.is_module else f.scope.start
+            f = f.parent
+        if name in ("__file__", "__name__", "__package__", "__spec__"):
+            return Opaque(name, Verdict(V.STATIC, f"{name}: fixed for the module"), node, names=(name,),
+                          kind="name", path=name == "__file__")
+        verdict = self.ctx.variables.resolve(name)
+        return Opaque(name, verdict, node, names=(name,), kind="name", qual=name if name in _BUILTINS else None)
+
+    def loop_carried(self, name: str, before: Binding | None, later: list[Binding], frame: Frame, at: float,
+                     node) -> Opaque:
+        """A name read in a loop that rebinds it further down: its value
+        changes from one pass to the next, so it is as volatile as any of them."""
+        values = [self.binding(b, frame, INF) for b in later if (id(b), id(frame)) not in self._active_bindings]
+        if before is not None:
+            values.append(self.binding(before, frame, at))
+        elif name in frame.scope.params:
+            values.append(self.parameter(name, frame))
+        verdict = strongest(self.verdict(v) for v in values)
+        line = self.file.position(later[0].start)[0]
+        return Opaque(name, Verdict(verdict.volatility, f"rebound in the loop (line {line}): {verdict.reason}"),
+                      node, names=(name,), kind="name")
+
+    def parameter(self, name: str, frame: Frame) -> Opaque:
+        verdict = self.ctx.variables.resolve(name)
+        param = frame.scope.params[name]
+        return Opaque(name, Verdict(verdict.volatility, f"parameter of {frame.scope.label}(): {verdict.reason}"),
+                      param.name, names=(name,), kind="name")
+
+    def binding(self, b: Binding, frame: Frame, at: float):
+        key = (id(b), id(frame))
+        if key in self._active_bindings:  # a binding that (through loops) reads itself
+            return Opaque(b.name, self.ctx.variables.resolve(b.name), None, names=(b.name,), kind="name")
+        self._active_bindings.add(key)
+        try:
+            return self._binding_at(b, frame, at)
+        finally:
+            self._active_bindings.discard(key)
+
+    def _binding_at(self, b: Binding, frame: Frame, at: float):
+        if frame.scope.is_module:
+            frame = self.import_frame
+            self.reads.add(b.name)
+            deps = self._deps.get(id(b))
+            if deps is not None:
+                self.reads |= deps
+                return self._binding(b, frame, at)
+            outer, self.reads = self.reads, set()
+            try:
+                value = self._binding(b, frame, at)
+            finally:
+                self._deps[id(b)] = self.reads
+                self.reads = outer | self.reads
+            return value
+        return self._binding(b, frame, at)
+
+    def _binding(self, b: Binding, frame: Frame, at: float):
+        if b.kind == "assign":
+            value = self.eval(b.value, frame)
+            if b.path:
+                value = self.element(value, b.path, b.name, b.target)
+            elif b.target is not None and not isinstance(b.target, cst.Name):
+                value = self.element(value, (), b.name, b.target)
+            return self.mutated(b, value, frame, at)
+        if b.kind == "aug":
+            key = ("aug", id(b))
+            if key in frame.memo:
+                return frame.memo[key]
+            # a long run of `x += ...`: evaluate it from its start, so each step
+            # finds the one before it computed (no recursion through the chain)
+            chain = frame.scope.bindings.get(b.name, [])
+            i = next((k for k, other in enumerate(chain) if other is b), 0)
+            j = i
+            while j > 0 and chain[j - 1].kind == "aug" and ("aug", id(chain[j - 1])) not in frame.memo:
+                j -= 1
+            for other in chain[j:i]:
+                frame.memo[("aug", id(other))] = self._augment(other, frame)
+            value = frame.memo[key] = self._augment(b, frame)
+            return value
+        if b.kind == "for":
+            iterable = self.eval(b.value, frame)
+            item = self.item_of(iterable, b.value)
+            return self.element(item, b.path, b.name, b.target) if b.path else item
+        if b.kind == "import":
+            return Opaque(b.name, self.ctx.variables.resolve(b.name), None, names=(b.name,), kind="name",
+                          qual=b.qual)
+        if b.kind == "with":
+            value = self.eval(b.value, frame)
+            return self.element(value, b.path, b.name, None) if b.path else value
+        if b.kind == "def":
+            return FuncV(b.node)
+        if b.kind == "class":
+            return ClassV(self.index.classes[id(b.node)])
+        verdict = self.ctx.variables.resolve(b.name)
+        return Opaque(b.name, verdict, None, names=(b.name,), kind="name")
+
+    def _augment(self, b: Binding, frame: Frame):
+        before = self.lookup(b.name, b.start, frame, carried=False)
+        if isinstance(b.node.operator, cst.AddAssign):
+            rhs = self.in_loop(b.value, b.loop, frame) if b.loop is not None else self.eval(b.value, frame)
+            return self.add(before, rhs, b.node)
+        return self.opaque(b.node.value, frame)
+
+    def element(self, value, path: tuple[int, ...], name: str, target):
+        """`a, b = ...`: the part of the value a name gets."""
+        for i in path:
+            if isinstance(value, ListV) and i < len(value.items) and not any(
+                    isinstance(x, (Spread, LoopV)) for x in value.items[:i + 1]):
+                value = value.items[i]
+            else:
+                break
+        else:
+            if path:
+                return value
+        verdict = self.verdict(value)
+        return Opaque(name, Verdict(verdict.volatility, f"unpacked from {short(self.label_of(value))}: {verdict.reason}"),
+                      None, names=(name,), kind="name")
+
+    def mutated(self, b: Binding, value, frame: Frame, at: float):
+        """A list with the .append/.extend/.insert calls made on its name
+        between this binding and the use."""
+        changes = frame.scope.mutations_between(b.name, b.end, at)
+        if not changes:
+            return value
+        if isinstance(value, Opaque) and not value.order:  # a list we only know as a whole, grown here
+            value = ListV([Spread(value, value.node)], value.node)
+        if not isinstance(value, ListV):
+            return value
+        items = list(value.items)
+        for m in changes:
+            args = [a.value for a in m.call.args if not a.star and a.keyword is None]
+            if m.method == "append" and len(args) == 1:
+                added = self.in_loop(args[0], m.loop, frame, as_list=True) if m.loop is not None else \
+                    [self.eval(args[0], frame)]
+                items += added
+            elif m.method == "extend" and len(args) == 1:
+                extra = self.eval(args[0], frame)
+                items += extra.items if isinstance(extra, ListV) else \
+                    [extra] if isinstance(extra, LoopV) else [Spread(extra, args[0])]
+            elif m.method == "insert" and len(args) == 2:
+                where = self.eval(args[0], frame)
+                if isinstance(where, ConstV) and where.value == 0:
+                    items.insert(0, self.eval(args[1], frame))
+                else:
+                    items.append(self.eval(args[1], frame))
+        return ListV(items, value.node)
+
+__all__ = ["Flow", "Frame", "split_prefix", "call_name", "strip_self", "MAX_DEPTH", "MAX_UNROLL", "DictV"]

@@ -1,0 +1,409 @@
+"""Where names are bound in a Python module: the static index the data flow
+(python_flow) reads to find "the last assignment before this use".
+
+One `Scope` per module and per function (class bodies are indexed into a
+`ClassInfo` instead: Python does not let methods see them as plain names).
+For every name a scope lists its bindings in source order: assignments
+(plain, annotated, augmented, tuple unpacking), `for` targets, `with ... as`,
+imports, `def` and `class`; and the in-place calls on it (`.append`,
+`.extend`, `.insert`) that grow a list. Statements inside `if`/`try`/`with`/
+loops count in source order: branches are not merged, the last one written
+wins. Every binding remembers the innermost `for` loop around it in its own
+scope, so text appended in a loop becomes a loop region, and the span of the
+innermost `for`/`while` loop, so a name rebound later in that loop is seen
+as changing from one pass to the next.
+
+Also here: `Frame` (one activation of a scope during the data flow) and the
+small syntax helpers the flow modules share.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+INF = float("inf")
+
+
+@dataclass(eq=False)
+class Binding:
+    name: str
+    kind: str  # assign | aug | for | with | import | def | class | other
+    start: int  # statement start (names in its value are read here)
+    end: int  # where the name holds the new value (statement end; a for loop's body start)
+    value: cst.CSTNode | None = None  # assigned expression; the iterable of a for loop
+    target: cst.CSTNode | None = None  # the whole target, for unpacking
+    path: tuple[int, ...] = ()  # position of the name inside a tuple target
+    node: cst.CSTNode | None = None  # the statement (def, class, aug-assign)
+    loop: cst.For | None = None  # innermost for loop around the statement, in this scope
+    qual: str | None = None  # an import's qualified name
+    region: tuple[int, int] | None = None  # span of the innermost for/while loop around it, in this scope
+
+
+@dataclass(eq=False)
+class Mutation:
+    name: str
+    method: str  # append | extend | insert
+    call: cst.Call
+    start: int
+    loop: cst.For | None
+
+
+@dataclass(eq=False)
+class Scope:
+    node: cst.CSTNode  # Module or FunctionDef
+    parent: "Scope | None"
+    start: int
+    cls: "ClassInfo | None" = None  # the class of a method
+    bindings: dict[str, list[Binding]] = field(default_factory=dict)
+    mutations: dict[str, list[Mutation]] = field(default_factory=dict)
+    params: dict[str, cst.Param] = field(default_factory=dict)
+
+    @property
+    def is_module(self) -> bool:
+        return isinstance(self.node, cst.Module)
+
+    @property
+    def label(self) -> str:
+        if self.is_module:
+            return "<module>"
+        name = self.node.name.value
+        return f"{self.cls.node.name.value}.{name}" if self.cls else name
+
+    def last(self, name: str, at: float) -> Binding | None:
+        """The last binding of `name` that holds before offset `at`."""
+        found = self.bindings.get(name)
+        if not found:
+            return None
+        ends = [b.end for b in found]
+        i = bisect.bisect_right(ends, at)
+        return found[i - 1] if i else None
+
+    def rebound_later_in_loop(self, name: str, at: float) -> list[Binding]:
+        """Bindings of `name` after offset `at` inside a loop that also holds
+        `at`: on the next pass, the use sees them (a loop-carried value)."""
+        return [b for b in self.bindings.get(name, ()) if b.start > at and b.region is not None
+                and b.region[0] <= at < b.region[1]]
+
+    def mutations_between(self, name: str, start: float, end: float) -> list[Mutation]:
+        return [m for m in self.mutations.get(name, ()) if start <= m.start < end]
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    node: cst.ClassDef
+    attrs: dict[str, list[Binding]] = field(default_factory=dict)  # class body, then self.x in methods
+    methods: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    scope: Scope | None = None  # the class body, indexed like a function (for attribute values)
+
+
+class Index:
+    """Every scope of a module, built in one walk."""
+
+    def __init__(self, module: cst.Module, span):
+        self.span = span  # node -> (start, end) character offsets
+        self.scopes: dict[int, Scope] = {}  # id(FunctionDef) -> its scope
+        self.classes: dict[int, ClassInfo] = {}  # id(ClassDef) -> info
+        self.functions: list[Scope] = []
+        self._regions: dict[int, list[tuple[int, int]]] = {}
+        self.module = Scope(module, None, 0)
+        self._body(module.body, self.module, None, None)
+        for scope in [self.module, *self.functions, *(c.scope for c in self.classes.values() if c.scope)]:
+            for found in scope.bindings.values():
+                found.sort(key=lambda b: b.end)
+            for found in scope.mutations.values():
+                found.sort(key=lambda m: m.start)
+
+    # ------------------------------------------------------------ statements
+
+    def _body(self, stmts, scope: Scope, loop, cls: ClassInfo | None) -> None:
+        for stmt in stmts:
+            self._stmt(stmt, scope, loop, cls)
+
+    @staticmethod
+    def _block(node) -> list:
+        body = getattr(node, "body", None)
+        if body is None:
+            return []
+        inner = getattr(body, "body", body)
+        return list(inner) if isinstance(inner, (list, tuple)) else [inner]
+
+    def _bind(self, scope: Scope, b: Binding) -> None:
+        if b.region is None and self._regions.get(id(scope)):
+            b.region = self._regions[id(scope)][-1]
+        scope.bindings.setdefault(b.name, []).append(b)
+
+    def _in_region(self, scope: Scope, stmt, body) -> None:
+        """Index a loop body, remembering the loop's span for loop-carried names."""
+        stack = self._regions.setdefault(id(scope), [])
+        stack.append(self.span(stmt))
+        try:
+            body()
+        finally:
+            stack.pop()
+
+    def _stmt(self, stmt, scope: Scope, loop, cls: ClassInfo | None) -> None:
+        start, end = self.span(stmt)
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                self._small(small, scope, loop, start, end)
+        elif isinstance(stmt, cst.FunctionDef):
+            self._bind(scope, Binding(stmt.name.value, "def", start, start, node=stmt, loop=loop))
+            self._function(stmt, scope, None, start)
+        elif isinstance(stmt, cst.ClassDef):
+            self._bind(scope, Binding(stmt.name.value, "class", start, start, node=stmt, loop=loop))
+            info = ClassInfo(stmt)
+            info.scope = Scope(stmt, scope, start)
+            self.classes[id(stmt)] = info
+            for inner in self._block(stmt):
+                if isinstance(inner, cst.FunctionDef):  # a method: seen through self/cls, not as a name
+                    info.methods.setdefault(inner.name.value, inner)
+                    self._function(inner, scope, info, self.span(inner)[0])
+                else:
+                    self._stmt(inner, info.scope, None, None)
+            info.attrs = info.scope.bindings
+        elif isinstance(stmt, (cst.For,)):
+            body_start = self.span(stmt.body)[0]
+            for name, path in _target_names(stmt.target):
+                self._bind(scope, Binding(name, "for", start, body_start, value=stmt.iter, target=stmt.target,
+                                          path=path, node=stmt, loop=stmt))
+            self._in_region(scope, stmt, lambda: self._body(self._block(stmt), scope, stmt, cls))
+            if stmt.orelse is not None:
+                self._body(self._block(stmt.orelse), scope, loop, cls)
+        elif isinstance(stmt, (cst.While,)):
+            self._in_region(scope, stmt, lambda: self._body(self._block(stmt), scope, loop, cls))
+            if stmt.orelse is not None:
+                self._body(self._block(stmt.orelse), scope, loop, cls)
+        elif isinstance(stmt, cst.If):
+            self._body(self._block(stmt), scope, loop, cls)
+            orelse = stmt.orelse
+            if isinstance(orelse, cst.If):
+                self._stmt(orelse, scope, loop, cls)
+            elif orelse is not None:
+                self._body(self._block(orelse), scope, loop, cls)
+        elif isinstance(stmt, cst.With):
+            for item in stmt.items:
+                if item.asname is not None:
+                    for name, path in _target_names(item.asname.name):
+                        self._bind(scope, Binding(name, "with", start, self.span(stmt.body)[0], value=item.item,
+                                                  loop=loop))
+            self._body(self._block(stmt), scope, loop, cls)
+        elif isinstance(stmt, (cst.Try, getattr(cst, "TryStar", cst.Try))):
+            self._body(self._block(stmt), scope, loop, cls)
+            for handler in stmt.handlers:
+                if handler.name is not None:
+                    for name, _ in _target_names(handler.name.name):
+                        self._bind(scope, Binding(name, "other", *self.span(handler), loop=loop))
+                self._body(self._block(handler), scope, loop, cls)
+            for extra in (stmt.orelse, stmt.finalbody):
+                if extra is not None:
+                    self._body(self._block(extra), scope, loop, cls)
+        elif isinstance(stmt, getattr(cst, "Match", ())):
+            for case in stmt.cases:
+                self._body(self._block(case), scope, loop, cls)
+
+    def _function(self, stmt: cst.FunctionDef, parent: Scope, cls: ClassInfo | None, start: int) -> None:
+        child = Scope(stmt, parent, start, cls=cls)
+        self.scopes[id(stmt)] = child
+        self.functions.append(child)
+        params = stmt.params
+        for p in [*params.posonly_params, *params.params, *params.kwonly_params]:
+            child.params[p.name.value] = p
+        for p in (params.star_arg, params.star_kwarg):
+            if isinstance(p, cst.Param):
+                child.params[p.name.value] = p
+        self._body(self._block(stmt), child, None, None)
+        if cls is not None and stmt.name.value == "__init__":
+            self._self_attrs(stmt, child, cls)
+
+    def _small(self, small, scope: Scope, loop, start: int, end: int) -> None:
+        if isinstance(small, cst.Assign):
+            for target in small.targets:
+                for name, path in _target_names(target.target):
+                    self._bind(scope, Binding(name, "assign", start, end, value=small.value, target=target.target,
+                                              path=path, loop=loop))
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            for name, path in _target_names(small.target):
+                self._bind(scope, Binding(name, "assign", start, end, value=small.value, target=small.target,
+                                          path=path, loop=loop))
+        elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
+            self._bind(scope, Binding(small.target.value, "aug", start, end, value=small.value, node=small,
+                                      loop=loop))
+        elif isinstance(small, (cst.Import, cst.ImportFrom)):
+            self._imports(small, scope, start, end)
+        elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            call = small.value
+            func = call.func
+            if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                    and func.attr.value in ("append", "extend", "insert")):
+                name = func.value.value
+                scope.mutations.setdefault(name, []).append(Mutation(name, func.attr.value, call, start, loop))
+
+    def _imports(self, small, scope: Scope, start: int, end: int) -> None:
+        names = small.names
+        if isinstance(names, cst.ImportStar):
+            return
+        if isinstance(small, cst.Import):
+            for alias in names:
+                dotted = _dotted(alias.name)
+                if alias.asname is not None:
+                    local, qual = alias.asname.name.value, dotted
+                else:
+                    local = qual = dotted.split(".")[0]
+                self._bind(scope, Binding(local, "import", start, end, qual=qual))
+            return
+        module = "." * len(small.relative) + (_dotted(small.module) if small.module is not None else "")
+        for alias in names:
+            name = _dotted(alias.name)
+            local = alias.asname.name.value if alias.asname is not None else name
+            self._bind(scope, Binding(local, "import", start, end, qual=f"{module}.{name}" if module else name))
+
+    def _self_attrs(self, init: cst.FunctionDef, scope: Scope, cls: ClassInfo) -> None:
+        """`self.x = value` in __init__: an attribute the methods can read."""
+        for stmt in self._block(init):
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            start, end = self.span(stmt)
+            for small in stmt.body:
+                targets = []
+                if isinstance(small, cst.Assign):
+                    targets = [t.target for t in small.targets]
+                elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                    targets = [small.target]
+                for t in targets:
+                    if (isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name)
+                            and t.value.value == "self" and cls.scope is not None):
+                        cls.scope.bindings.setdefault(t.attr.value, []).append(
+                            Binding(t.attr.value, "attr", start, end, value=small.value, node=init))
+
+
+def _dotted(node) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return ""
+
+
+def _target_names(target, path: tuple[int, ...] = ()) -> list[tuple[str, tuple[int, ...]]]:
+    """Names bound by an assignment target, with their place in a tuple."""
+    if isinstance(target, cst.Name):
+        return [(target.value, path)]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        out = []
+        for i, el in enumerate(target.elements):
+            value = el.value
+            if isinstance(el, cst.StarredElement):
+                out += [(n, ()) for n, _ in _target_names(value)]
+            else:
+                out += _target_names(value, path + (i,))
+        return out
+    return []
+
+
+# ---------------------------------------------------------------- activations
+
+class Frame:
+    """One activation: a scope, the names bound in it by inlining or by a
+    comprehension, and the lexical parent (None past the module)."""
+
+    def __init__(self, scope: Scope, bound: dict | None = None, parent: "Frame | None" = None,
+                 import_time: bool = False, depth: int = 0):
+        self.scope = scope
+        self.bound = bound or {}
+        self.parent = parent
+        self.import_time = import_time
+        self.depth = depth
+        self.memo: dict[int, object] = {}
+
+    def child(self, bound: dict) -> "Frame":
+        return Frame(self.scope, {**self.bound, **bound}, self.parent, self.import_time, self.depth)
+
+
+# ---------------------------------------------------------------- syntax helpers
+
+_VERBS = re.compile(r"^(get|load|fetch|build|make|format|render|read|compute|create|generate|compose|"
+                    r"retrieve|find|lookup|search|current|collect)_")
+_BUILTINS = frozenset({"sorted", "list", "tuple", "set", "frozenset", "str", "repr", "dict", "len", "format",
+                       "reversed", "open", "int", "float", "min", "max", "sum", "enumerate", "print", "input"})
+
+
+def _names_in(node, targets: bool = False) -> list[cst.Name]:
+    """Names read in an expression (not attributes, keywords or literals)."""
+    found: list[cst.Name] = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Attribute(self, n):
+            n.value.visit(self)
+            return False
+
+        def visit_Arg(self, n):
+            n.value.visit(self)
+            return False
+
+        def visit_Name(self, n):
+            if n.value not in ("True", "False", "None", "self", "cls") and (targets or n.value not in _BUILTINS):
+                found.append(n)
+
+    node.visit(Visitor())
+    return found
+
+
+def _dotted_name(node) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = _dotted_name(node.value)
+        return f"{base}.{node.attr.value}" if base else None
+    if isinstance(node, cst.Call):
+        return _dotted_name(node.func)
+    return None
+
+
+def _at_import(reason: str) -> str:
+    if reason.startswith("computed once at import"):
+        return reason
+    return f"computed once at import: {reason}; fixed until the process restarts"
+
+
+def strip_self(name: str) -> str:
+    return re.sub(r"^(self|cls)\.", "", name)
+
+
+def call_name(dotted: str) -> str:
+    """The name an unknown call is classified by: `self.get_user_name` -> `user_name`."""
+    last = strip_self(dotted)
+    head, _, tail = last.rpartition(".")
+    stripped = _VERBS.sub("", tail)
+    return f"{head}.{stripped}" if head else stripped
+
+
+def _last_return(func: cst.FunctionDef) -> cst.Return | None:
+    """The function's last `return value` at the top of its body, else its last anywhere."""
+    top = None
+    body = func.body.body if isinstance(func.body, cst.IndentedBlock) else [func.body]
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Return) and small.value is not None:
+                    top = small
+    if top is not None:
+        return top
+    found: list[cst.Return] = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_FunctionDef(self, n):
+            return n is func
+
+        def visit_Lambda(self, n):
+            return False
+
+        def visit_Return(self, n):
+            if n.value is not None:
+                found.append(n)
+
+    func.visit(Visitor())
+    return found[-1] if found else None

@@ -1,0 +1,469 @@
+"""What the standard library and LangChain calls mean to the data flow,
+read from their names (never called on user data):
+
+- clocks (`datetime.now()`, `date.today()`, `time.time()`, `.strftime(fmt)`,
+  `.isoformat()`, an f-string format spec) and their precision;
+- `uuid1/uuid4`, `random.*`, `secrets.*` (nondeterministic), `os.getpid()`
+  (per process), `os.environ`/`os.getenv` (per deployment);
+- unordered iteration: directory listings without `sorted(...)`, sets;
+  `json.dumps` of data that is not a literal, without `sort_keys=True`;
+- string building: `str.format`/`format_map`, `%`, `string.Template`,
+  `join`, `strip`, `replace`, `textwrap.dedent`, `inspect.cleandoc`, `str()`;
+- LangChain message classes;
+- anything else: classified by its name, or fixed per process when it runs
+  at import.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from dataclasses import replace
+
+import libcst as cst
+
+from promptlint.analysis.volatility import DEFAULT, Verdict, classify_call, strftime_precision
+from promptlint.ir import Volatility
+from promptlint.sources import python_strings as strs
+from promptlint.sources.python_strings import Lit
+from promptlint.sources.python_values import (
+    NOT_LITERAL, DictV, FuncV, ListV, LoopV, MsgV, Opaque, SetV, Spread, StrV, TemplV,
+    literal_data, literal_text, relabel, short, strongest,
+)
+from promptlint.sources.python_text import (  # the string half; fill, join, percent: used by the flow
+    _derived, _dict_kwargs, fill, join, percent, render_fields, str_method,
+)
+
+__all__ = ["call", "method", "unknown_call", "fill", "join", "percent", "clock_format", "clock_samples"]
+
+V = Volatility
+_NOW = "the current time changes every request"
+CLOCKS = {
+    "datetime.datetime.now": ("datetime", V.REQUEST, _NOW),
+    "datetime.datetime.utcnow": ("datetime", V.REQUEST, _NOW),
+    "datetime.datetime.today": ("datetime", V.REQUEST, _NOW),
+    "datetime.date.today": ("date", V.DAY, "the date changes once a day"),
+    "time.time": ("time", V.REQUEST, _NOW),
+    "time.time_ns": ("time", V.REQUEST, _NOW),
+    "time.monotonic": ("time", V.REQUEST, _NOW),
+    "time.perf_counter": ("time", V.REQUEST, _NOW),
+    "time.ctime": ("time", V.REQUEST, _NOW),
+    "time.asctime": ("time", V.REQUEST, _NOW),
+    "time.localtime": ("time", V.REQUEST, _NOW),
+    "time.gmtime": ("time", V.REQUEST, _NOW),
+}
+RANDOM_MODULES = ("random.", "secrets.", "numpy.random.")
+NONDETERMINISTIC = {"uuid.uuid1", "uuid.uuid4", "os.urandom"}
+PER_PROCESS = {"os.getpid", "os.getppid", "socket.gethostname", "platform.node", "threading.get_ident"}
+PURE_MODULES = ("os.path.", "posixpath.", "ntpath.", "textwrap.", "html.", "re.", "math.", "urllib.parse.",
+                "shlex.", "string.capwords", "base64.", "unicodedata.", "json.loads", "operator.")
+LISTINGS = {"os.listdir", "os.scandir", "os.walk", "glob.glob", "glob.iglob"}
+PATH_LISTINGS = {"glob", "rglob", "iterdir"}
+LC_MESSAGES = {"SystemMessage": "system", "HumanMessage": "user", "AIMessage": "assistant",
+               "ToolMessage": "tool", "FunctionMessage": "tool", "ChatMessage": None}
+LC_TEMPLATES = {"SystemMessagePromptTemplate": "system", "HumanMessagePromptTemplate": "user",
+                "AIMessagePromptTemplate": "assistant", "ChatMessagePromptTemplate": None}
+_SAMPLE_TIMES = [_dt.datetime(2026, 11, 29, 11, 3, 51, 482913), _dt.datetime(2026, 11, 30, 14, 27, 8, 120394),
+                 _dt.datetime(2026, 12, 1, 16, 45, 33, 904112), _dt.datetime(2026, 12, 2, 18, 2, 17, 5521)]
+
+
+def clock_samples(clock: str | None, fmt: str | None = None, how: str = "str") -> tuple[str, ...]:
+    """Realistic renders of a clock value (our fixed sample times, formatted as the code formats them)."""
+    out = []
+    for t in _SAMPLE_TIMES:
+        value = t.date() if clock == "date" else t
+        try:
+            if fmt is not None:
+                out.append(value.strftime(fmt))
+            elif clock == "time":
+                out.append(repr(t.timestamp()))
+            elif how == "iso":
+                out.append(value.isoformat())
+            else:
+                out.append(str(value))
+        except (ValueError, TypeError):
+            return ()
+    return tuple(out)
+
+
+def _live(flow, frame, verdict: Verdict, node) -> Verdict:
+    """A value read when the code runs: at import, it is fixed per process."""
+    if frame.import_time and verdict.volatility > V.DEPLOY:
+        return Verdict(V.DEPLOY, f"computed once at import ({short(flow.src(node))}): {verdict.reason}, "
+                                 "but only when the process starts")
+    return verdict
+
+
+def _args(call: cst.Call):
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    return positional, keywords
+
+
+def call(flow, qual: str, node: cst.Call, frame):
+    """A call whose callee is an import or a builtin, by its qualified name."""
+    last = qual.rsplit(".", 1)[-1]
+    positional, keywords = _args(node)
+    span = flow.span(node)
+    if qual in CLOCKS:
+        clock, vol, why = CLOCKS[qual]
+        verdict = _live(flow, frame, Verdict(vol, f"calls {last}(): {why}"), node)
+        return Opaque(flow.src(node), verdict, node, clock=clock, samples=clock_samples(clock))
+    if qual == "time.strftime" and positional:
+        fmt = literal_text(flow.eval(positional[0], frame))
+        verdict = strftime_precision(fmt) if fmt is not None else Verdict(V.REQUEST, f"calls strftime(): {_NOW}")
+        return Opaque(flow.src(node), _live(flow, frame, verdict, node), node,
+                      samples=clock_samples("datetime", fmt) if fmt else ())
+    if qual in NONDETERMINISTIC or qual.startswith(RANDOM_MODULES):
+        verdict = _live(flow, frame, Verdict(V.NONDETERMINISTIC, f"calls {qual}(): differs between identical "
+                                                                  "requests"), node)
+        return Opaque(flow.src(node), verdict, node, names=(last,))
+    if qual in PER_PROCESS:
+        return Opaque(flow.src(node), Verdict(V.DEPLOY, f"calls {qual}(): fixed per process"), node)
+    if qual in ("os.getenv", "os.environ.get"):
+        return environment(flow, node)
+    if qual in LISTINGS:
+        return _listing(flow, node, f"{qual}()")
+    if qual == "json.dumps" and positional:
+        return json_dumps(flow, node, frame, positional[0], keywords)
+    if qual in ("textwrap.dedent", "inspect.cleandoc") and positional:
+        value = flow.eval(positional[0], frame)
+        if isinstance(value, StrV):
+            fn = strs.dedent if last == "dedent" else strs.cleandoc
+            return StrV(fn(value.segs), node)
+        return _derived(flow, value, node)
+    if qual == "string.Template" and positional:
+        value = flow.eval(positional[0], frame)
+        return TemplV(value, node) if isinstance(value, StrV) else _derived(flow, value, node)
+    if qual in ("pathlib.Path", "pathlib.PurePath", "open", "io.open"):
+        inner = [flow.verdict(flow.eval(a, frame)) for a in positional[:1]]
+        return Opaque(flow.src(node), strongest(inner), node, path=True, names=_arg_names(flow, positional, frame))
+    if qual.startswith(PURE_MODULES):  # a function of its arguments only
+        values = [flow.eval(a, frame) for a in positional] + [flow.eval(v, frame) for v in keywords.values()]
+        return Opaque(flow.src(node), strongest(flow.verdict(v) for v in values), node,
+                      names=tuple(n for v in values for n in flow.names_of(v))[:4])
+    if last in LC_MESSAGES or last in LC_TEMPLATES or last == "MessagesPlaceholder" or _lc_from_template(qual):
+        return lc_message(flow, qual, node, frame)
+    if "." not in qual:
+        return builtin(flow, qual, node, frame, positional, keywords, span)
+    return None
+
+
+def builtin(flow, name: str, node, frame, positional, keywords, span):
+    values = [flow.eval(a, frame) for a in positional]
+    first = values[0] if values else None
+    if name == "sorted" and first is not None:
+        return _sorted(flow, first, node)
+    if name in ("list", "tuple", "reversed") and first is not None:
+        if isinstance(first, ListV):
+            return ListV(list(first.items), node, is_tuple=name == "tuple")
+        if isinstance(first, DictV):
+            return ListV([k for k, _ in first.pairs if k is not None], node)
+        if isinstance(first, (Opaque, LoopV)) and not (isinstance(first, Opaque) and first.order):
+            return ListV([first if isinstance(first, LoopV) else Spread(first, positional[0])], node)
+        return first
+    if name in ("set", "frozenset"):
+        if isinstance(first, ListV) and flow.known_items(first) is not None:
+            return SetV(list(first.items), node)
+        op = flow.opaque(node, frame, flow.verdict_items(first) if first is not None else None)
+        op.order = "builds a set: string hashing is randomised per process"
+        op.fix = {"kind": "sorted_iteration", "span": span}
+        return op
+    if name == "str" and first is not None:
+        if isinstance(first, Opaque):
+            return relabel(first, flow.src(node), node)
+        return StrV(flow.segs(first), node)
+    if name == "format" and first is not None:
+        spec = literal_text(values[1]) if len(values) > 1 else None
+        return StrV(fill(flow, first, None, spec, positional[0]), node)
+    if name == "dict":
+        pairs, keys = [], []
+        if isinstance(first, DictV):
+            pairs, keys = list(first.pairs), list(first.key_nodes or [None] * len(first.pairs))
+        for arg in node.args:
+            if arg.keyword is not None:
+                s, e = flow.span(arg.keyword)
+                pairs.append((StrV([Lit(arg.keyword.value, list(range(s, e + 1)))]), flow.eval(arg.value, frame)))
+                keys.append(arg)
+        return DictV(pairs, node, keys)
+    if name == "input":
+        return Opaque(flow.src(node), Verdict(V.REQUEST, "reads input() from the user: changes every request"), node)
+    if name in ("len", "repr", "int", "float", "min", "max", "sum", "enumerate"):
+        verdict = strongest(flow.verdict(v) for v in values)
+        return Opaque(flow.src(node), verdict, node, names=tuple(n for v in values for n in flow.names_of(v))[:4])
+    return None
+
+
+def attribute(flow, qual: str, node, frame):
+    if qual in ("os.environ",):
+        return Opaque(flow.src(node), Verdict(V.DEPLOY, "read from the environment: fixed per deployment"), node,
+                      qual=qual)
+    return None
+
+
+def environment(flow, node) -> Opaque:
+    return Opaque(flow.src(node), Verdict(V.DEPLOY, "read from the environment: fixed per deployment"), node)
+
+
+def value_attribute(flow, base: Opaque, attr: str, node, frame):
+    """`x.attr` on a value we do not follow: its name decides, else the base."""
+    if base.clock:
+        if attr in ("year", "month", "day") and base.verdict.volatility > V.DAY:
+            return replace(base, label=flow.src(node), node=node, span=None, clock=None,
+                           verdict=Verdict(V.DAY, f"the {attr} of {short(base.label)}: changes at most once a day"))
+        return replace(base, label=flow.src(node), node=node, span=None, clock=None)
+    if base.path and attr in ("parent", "parents", "name", "stem", "suffix"):
+        return replace(base, label=flow.src(node), node=node, span=None)
+    from promptlint.sources.python_scope import _dotted_name, strip_self
+
+    dotted = _dotted_name(node)
+    if dotted:
+        verdict = flow.ctx.variables.resolve(strip_self(dotted))
+        if verdict is not DEFAULT and verdict.reason != DEFAULT.reason:
+            return Opaque(flow.src(node), verdict, node, names=(strip_self(dotted),), kind="name")
+    return Opaque(flow.src(node), base.verdict, node, names=base.names, kind="name" if dotted else "expr")
+
+
+def method(flow, base, attr: str, node: cst.Call, frame):
+    """A method call on a value the flow knows."""
+    positional, keywords = _args(node)
+    if isinstance(base, StrV):
+        return str_method(flow, base, attr, node, frame, positional, keywords)
+    if isinstance(base, TemplV) and attr in ("substitute", "safe_substitute"):
+        args = [flow.eval(a, frame) for a in positional]
+        kwargs = {k: flow.eval(v, frame) for k, v in keywords.items()}
+        if args and isinstance(args[0], DictV):
+            kwargs = {**_dict_kwargs(args[0]), **kwargs}
+        return StrV(render_fields(flow, base.text, strs.scan_dollar, [], kwargs), node)
+    if isinstance(base, DictV):
+        if attr == "get" and positional:
+            key = literal_text(flow.eval(positional[0], frame))
+            found = base.get(key) if key is not None else None
+            if found is not None:
+                return found
+            if len(positional) > 1:
+                return flow.eval(positional[1], frame)
+        if attr in ("items", "keys", "values"):
+            if attr == "keys":
+                return ListV([k for k, _ in base.pairs if k is not None], node)
+            if attr == "values":
+                return ListV([v for _, v in base.pairs], node)
+            return ListV([ListV([k, v], None, is_tuple=True) for k, v in base.pairs if k is not None], node)
+        if attr == "copy":
+            return base
+    if isinstance(base, ListV) and attr == "copy":
+        return base
+    if isinstance(base, FuncV):
+        return None
+    if isinstance(base, Opaque):
+        return opaque_method(flow, base, attr, node, frame, positional)
+    return None
+
+
+def opaque_method(flow, base: Opaque, attr: str, node, frame, positional):
+    if base.clock:
+        if attr == "strftime" and positional:
+            fmt = literal_text(flow.eval(positional[0], frame))
+            return clock_format(flow, base, fmt, node)
+        if attr in ("isoformat", "ctime", "timestamp", "replace", "astimezone", "time"):
+            how = "iso" if attr == "isoformat" else "str"
+            samples = clock_samples(base.clock, how=how) if attr in ("isoformat", "ctime") else ()
+            return replace(base, label=flow.src(node), node=node, span=None, samples=samples,
+                           clock=base.clock if attr in ("replace", "astimezone") else None)
+        if attr == "date":
+            verdict = base.verdict
+            if verdict.volatility > V.DAY:
+                verdict = Verdict(V.DAY, f"the date of {short(base.label)}: changes once a day")
+            return replace(base, label=flow.src(node), node=node, span=None, clock="date", verdict=verdict,
+                           samples=clock_samples("date"))
+    if attr in PATH_LISTINGS:
+        return _listing(flow, node, f".{attr}()")
+    if base.path and attr in ("parent", "with_name", "with_suffix", "joinpath", "resolve", "absolute",
+                              "expanduser"):
+        return replace(base, label=flow.src(node), node=node, span=None)
+    if attr in ("read_text", "read", "read_bytes") and (base.path or attr == "read_text"):
+        if base.verdict.volatility > V.STATIC:
+            return Opaque(flow.src(node), Verdict(base.verdict.volatility, f"read from {short(base.label)}: "
+                                                                            f"{base.verdict.reason}"),
+                          node, names=base.names)
+        return Opaque(flow.src(node), Verdict(V.STATIC, "read from a file: fixed per release (the file itself "
+                                                         "is checked when it is a prompt file)"), node)
+    if attr in ("items", "keys", "values", "copy") and base.order:
+        return replace(base, label=flow.src(node), node=node, span=None)
+    return None
+
+
+def _arg_names(flow, positional, frame) -> tuple[str, ...]:
+    return tuple(n for a in positional[:1] for n in flow.names_of(flow.eval(a, frame)))
+
+
+def unknown_call(flow, node, frame, dotted: str) -> Opaque:
+    """A call we cannot follow: a known name (`now`, `uuid4`) says what it
+    returns, else at import it is fixed per process, else its name decides."""
+    from promptlint.sources.python_scope import call_name, strip_self
+
+    last = dotted.rsplit(".", 1)[-1]
+    if last in LC_MESSAGES or last == "MessagesPlaceholder" or _lc_from_template(dotted):
+        return lc_message(flow, dotted, node, frame)
+    known = classify_call(strip_self(dotted))
+    if known is not None:
+        verdict = _live(flow, frame, known, node)
+    elif frame.import_time:
+        verdict = Verdict(V.DEPLOY, f"computed once at import by {short(flow.src(node))}: fixed until the "
+                                    "process restarts")
+    else:
+        verdict = _call_verdict(flow, strip_self(dotted))
+        if verdict is DEFAULT:
+            verdict = Verdict(V.REQUEST, f"returned by {short(flow.src(node.func))}(), which promptlint does not "
+                                         "follow: assumed to change per request (declare it in "
+                                         "[tool.promptlint.variables])")
+    return Opaque(flow.src(node), verdict, node, names=(call_name(dotted),))
+
+
+def _lc_from_template(qual: str) -> bool:
+    parts = qual.split(".")
+    return len(parts) >= 2 and parts[-1] == "from_template" and parts[-2] in LC_TEMPLATES
+
+
+def _no_evidence(verdict: Verdict) -> bool:
+    return verdict is DEFAULT or verdict.reason == DEFAULT.reason
+
+
+def _call_verdict(flow, dotted: str) -> Verdict:
+    """An unknown call by its name: a config entry for the whole dotted name,
+    then the method's name (`users_info`, then without a verb: `get_history`
+    -> `history`), then the object's name when it names a value
+    (`memory_store.recall()`), not a service (`app.client.x()`)."""
+    from promptlint.sources.python_scope import call_name
+
+    table = flow.ctx.variables
+    if dotted in table.overrides:
+        return table.resolve(dotted)
+    last = dotted.rsplit(".", 1)[-1]
+    for name in (last, call_name(last)):
+        verdict = table.resolve(name)
+        if not _no_evidence(verdict):
+            return verdict
+    root = dotted.split(".", 1)[0]
+    if root != dotted:
+        verdict = table.resolve(root)
+        if not _no_evidence(verdict) and verdict.volatility >= V.USER:
+            return verdict
+    return DEFAULT
+
+
+def lc_message(flow, qual: str, node, frame):
+    last = qual.rsplit(".", 1)[-1]
+    positional, keywords = _args(node)
+    if _lc_from_template(qual):
+        return lc_template_method(flow, qual.split(".")[-2], node, frame, None)
+    if last == "MessagesPlaceholder":
+        name = positional[0] if positional else keywords.get("variable_name")
+        text = literal_text(flow.eval(name, frame)) if name is not None else None
+        return MsgV("user", None, node, template=True, placeholder=text or "history")
+    if last in LC_TEMPLATES:  # SystemMessagePromptTemplate(prompt=...): not followed
+        return MsgV(LC_TEMPLATES[last] or "user", flow.opaque(node, frame), node)
+    role = LC_MESSAGES[last]
+    if role is None:
+        role_node = keywords.get("role")
+        role = literal_text(flow.eval(role_node, frame)) if role_node is not None else None
+        role = role or "user"
+    content = keywords.get("content", positional[0] if positional else None)
+    value = flow.eval(content, frame) if content is not None else StrV([], node)
+    return MsgV(role, value, node)
+
+
+def lc_template_method(flow, cls_name: str, node, frame, style: str | None):
+    """`SystemMessagePromptTemplate.from_template("...")` inside a chat template."""
+    positional, keywords = _args(node)
+    role = LC_TEMPLATES.get(cls_name) or "user"
+    text = keywords.get("template", positional[0] if positional else None)
+    value = flow.eval(text, frame) if text is not None else StrV([], node)
+    fmt = keywords.get("template_format")
+    style = _lc_style(literal_text(flow.eval(fmt, frame)) if fmt is not None else None) or style
+    return MsgV(role, value, node, template=True, style=style)
+
+
+def _lc_style(fmt: str | None) -> str | None:
+    return {"f-string": "format", "jinja2": "jinja", "mustache": "handlebars"}.get(fmt or "", None)
+
+
+def clock_format(flow, base: Opaque, fmt: str | None, node) -> Opaque:
+    """A clock formatted with `fmt`: the format decides how often the text changes."""
+    verdict = base.verdict
+    if fmt is not None and verdict.volatility == V.REQUEST:
+        verdict = strftime_precision(fmt)
+    elif fmt is not None and base.clock == "date" and verdict.volatility > V.DAY:
+        verdict = Verdict(V.DAY, f"formats the current date to {fmt!r}: changes once a day")
+    return replace(base, label=flow.src(node), node=node, span=None, verdict=verdict, clock=None,
+                   samples=clock_samples(base.clock, fmt) if fmt is not None else base.samples)
+
+
+def _sorted(flow, value, node):
+    if isinstance(value, (ListV, SetV)):
+        items = list(value.items)
+        texts = [literal_data(i) for i in items]
+        if all(t is not NOT_LITERAL for t in texts):
+            try:
+                items = [i for _, i in sorted(zip(texts, items), key=lambda p: p[0])]
+            except TypeError:
+                pass
+        return ListV(items, node)
+    if isinstance(value, DictV):
+        return _sorted(flow, ListV([k for k, _ in value.pairs if k is not None], value.node), node)
+    if isinstance(value, LoopV):
+        return replace(value, order=None, fix=None)
+    if isinstance(value, Opaque):
+        return replace(value, label=flow.src(node), node=node, span=None, order=None, fix=None)
+    return value
+
+
+def _listing(flow, node, what: str) -> Opaque:
+    s, e = flow.span(node)
+    return Opaque(flow.src(node), Verdict(V.DEPLOY, f"lists files on disk ({what}): changes when they do"),
+                  node, order=f"{what} returns files in arbitrary order",
+                  fix={"kind": "sorted_iteration", "span": (s, e)})
+
+
+def json_dumps(flow, node, frame, data_node, keywords) -> StrV | Opaque:
+    data = flow.eval(data_node, frame)
+    options = {}
+    for key in ("indent", "sort_keys", "ensure_ascii", "separators"):
+        if key in keywords:
+            value = literal_data(flow.eval(keywords[key], frame))
+            if value is NOT_LITERAL:
+                return _derived(flow, data, node)
+            options[key] = tuple(value) if key == "separators" and isinstance(value, list) else value
+    plain = literal_data(data)
+    if plain is not NOT_LITERAL:
+        s, e = flow.span(node)
+        try:
+            return StrV([Lit.synthetic(json.dumps(plain, **options), s, e)], node)
+        except (TypeError, ValueError):
+            return _derived(flow, data, node)
+    if options.get("sort_keys") or isinstance(data, (DictV, ListV)) and not _has_unknown_mapping(data):
+        op = _derived(flow, data, node)
+        if isinstance(data, (DictV, ListV)):
+            op.verdict = Verdict(op.verdict.volatility, f"json.dumps of a literal: {op.verdict.reason}")
+        return op
+    s, e = flow.span(node)
+    inner = flow.verdict(data)
+    what = short(flow.src(data_node))
+    return Opaque(flow.src(node), Verdict(V.NONDETERMINISTIC,
+                  f"json.dumps({what}) without sort_keys=True: the key order follows how the data was built "
+                  f"(a merge, a set, a database round trip), so identical requests can serialise differently"
+                  + (f"; its content is {inner.volatility.label}" if inner.volatility > V.STATIC else "")),
+                  node, names=flow.names_of(data), fix={"kind": "json_sort_keys", "span": (s, e)})
+
+
+def _has_unknown_mapping(value) -> bool:
+    """A literal container whose serialised order is not fixed by the literal:
+    a `**spread` of an unknown dict, a set, or a comprehension over one.
+    (An unknown leaf value is taken for a scalar: its own class decides.)"""
+    if isinstance(value, DictV):
+        return any(k is None or _has_unknown_mapping(v) for k, v in value.pairs)
+    if isinstance(value, ListV):
+        return any(_has_unknown_mapping(i) for i in value.items)
+    if isinstance(value, (Opaque, LoopV)):
+        return bool(value.order)
+    return isinstance(value, (Spread, SetV))

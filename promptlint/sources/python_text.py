@@ -1,0 +1,223 @@
+"""Strings as Python code builds them, for the data flow (python_flow):
+f-string fields and `format()` placeholders filled with the values that reach
+them, `str.format`/`format_map`, `%` and `string.Template` strings with
+their fields bound to the arguments, `join`, and the string methods prompts
+are built with. Every character that survives keeps its file offset
+(python_strings); a value becomes a slot where it enters the text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from promptlint.analysis.volatility import DEFAULT
+from promptlint.sources import python_strings as strs
+from promptlint.sources.python_strings import Lit, merge
+from promptlint.sources.python_values import (
+    ConstV, DictV, ListV, LoopV, Opaque, SetV, Spread, StrV, literal_text, relabel,
+)
+from promptlint.sources.slots import variable_slot
+
+
+def _derived(flow, value, node) -> Opaque:
+    """Something computed from a value: as volatile as the value."""
+    return Opaque(flow.src(node), flow.verdict(value), node, names=flow.names_of(value))
+
+
+def _dict_kwargs(d: DictV) -> dict:
+    return {literal_text(k): v for k, v in d.pairs if k is not None and literal_text(k) is not None}
+
+
+def str_method(flow, base: StrV, attr, node, frame, positional, keywords):
+    args = [flow.eval(a, frame) for a in positional]
+    if attr == "format":
+        kwargs = {k: flow.eval(v, frame) for k, v in keywords.items()}
+        for a in node.args:
+            if a.star == "**":
+                spread = flow.eval(a.value, frame)
+                if isinstance(spread, DictV):
+                    kwargs = {**_dict_kwargs(spread), **kwargs}
+            elif a.star == "*":
+                spread = flow.eval(a.value, frame)
+                if isinstance(spread, ListV):
+                    args += spread.items
+        return StrV(render_fields(flow, base, strs.scan_format, args, kwargs), node)
+    if attr == "format_map" and args:
+        kwargs = _dict_kwargs(args[0]) if isinstance(args[0], DictV) else {}
+        return StrV(render_fields(flow, base, strs.scan_format, [], kwargs), node)
+    if attr == "join" and args:
+        return StrV(join(flow, base, args[0], positional[0]), node)
+    if attr in ("strip", "lstrip", "rstrip"):
+        chars = literal_text(args[0]) if args else None
+        if args and chars is None:
+            return _derived(flow, base, node)
+        return StrV(strs.strip(base.segs, chars, attr != "rstrip", attr != "lstrip"), node)
+    if attr == "replace" and len(args) >= 2:
+        old, new = literal_text(args[0]), literal_text(args[1])
+        if old is not None and new is not None:
+            return StrV(strs.replace(base.segs, old, new), node)
+    if attr in ("upper", "lower", "title", "capitalize", "casefold", "swapcase"):
+        segs = []
+        for seg in base.segs:
+            if isinstance(seg, Lit):
+                changed = getattr(seg.text, attr)()
+                if len(changed) != len(seg.text):
+                    return _derived(flow, base, node)
+                seg = Lit(changed, seg.offsets)
+            segs.append(seg)
+        return StrV(segs, node)
+    if attr in ("removeprefix", "removesuffix") and args and literal_text(args[0]) is not None:
+        fix = literal_text(args[0])
+        segs = merge(base.segs)
+        if segs and isinstance(segs[0 if attr == "removeprefix" else -1], Lit):
+            i = 0 if attr == "removeprefix" else -1
+            text = segs[i].text
+            if attr == "removeprefix" and fix and text.startswith(fix):
+                segs[i] = strs.sub_lit(segs[i], len(fix), len(text))
+            elif attr == "removesuffix" and fix and text.endswith(fix):
+                segs[i] = strs.sub_lit(segs[i], 0, len(text) - len(fix))
+        return StrV(segs, node)
+    return _derived(flow, base, node)
+
+
+def fill(flow, value, conversion, spec, node, label=None, span=None) -> list:
+    """Segments of a value placed in a string by an f-string field or a
+    format placeholder (at `span` with text `label` when given)."""
+    where = {"label": label, "span": span} if span is not None else None
+    if isinstance(value, StrV) and conversion is None and not spec:
+        value = flow.entering(value, node, label, span)
+    if isinstance(value, StrV):
+        if conversion in ("r", "a"):
+            text = literal_text(value)
+            if text is None:
+                return _at(flow, _derived(flow, value, node), where)
+            s, e = span or flow.span(node)
+            return [Lit.synthetic(repr(text), s, e)]
+        if spec:
+            text = literal_text(value)
+            if text is not None:
+                s, e = span or flow.span(node)
+                try:
+                    return [Lit.synthetic(format(text, spec), s, e)]
+                except (ValueError, TypeError):
+                    pass
+        return list(value.segs)
+    if isinstance(value, ConstV):
+        s, e = span or (flow.span(value.node) if value.node is not None else flow.span(node))
+        try:
+            shown = repr(value.value) if conversion in ("r", "a") else value.value
+            return [Lit.synthetic(format(shown, spec or ""), s, e)]
+        except (ValueError, TypeError):
+            return [Lit.synthetic(str(value.value), s, e)]
+    if isinstance(value, Opaque):
+        if value.clock and spec:
+            from promptlint.sources.python_stdlib import clock_format
+
+            value = clock_format(flow, value, spec, value.node)
+        return _at(flow, value, where)
+    if isinstance(value, LoopV):
+        return [flow.loop_slot(value)]
+    return _at(flow, Opaque(flow.src(node), flow.verdict(value), node, names=flow.names_of(value)), where)
+
+
+def _at(flow, op: Opaque, where) -> list:
+    if where is not None:
+        op = relabel(op, where["label"], op.node, span=where["span"])
+    return [flow.slot(op)]
+
+
+
+def render_fields(flow, text: StrV, scanner, args: list, kwargs: dict) -> list:
+    """A `.format`/`%`/`Template` string with its fields replaced by the
+    arguments' values; a field with no argument stays a slot named by it."""
+    out: list = []
+    auto = 0
+    for seg in merge(text.segs):
+        if not isinstance(seg, Lit):
+            out.append(seg)
+            continue
+        items = scanner(seg.text)
+        if items is None:  # Python would refuse it: leave the text alone
+            out.append(seg)
+            continue
+        for item in items:
+            if item[0] == "text":
+                out.append(strs.sub_lit(seg, item[1], item[2], item[3]))
+                continue
+            _, i, j, name, conversion, spec = item
+            label = seg.text[i:j]
+            span = (seg.offsets[i], seg.offsets[j])
+            root = re.match(r"[^.\[]*", name or "").group() if name is not None else ""
+            rest = (name or "")[len(root):]
+            if name is None or root == "":
+                value = args[auto] if auto < len(args) else None
+                root = str(auto)
+                auto += 1
+            elif root.isdigit():
+                value = args[int(root)] if int(root) < len(args) else None
+            else:
+                value = kwargs.get(root)
+            if value is not None and rest:
+                value = _field_path(flow, value, rest, label)
+            if value is None:
+                out.append(variable_slot(root if root and not root.isdigit() else label, label,
+                                         flow.file_span(*span), flow.ctx))
+            else:
+                out += fill(flow, value, conversion, spec, value_node(value) or text.node, label, span)
+    return out
+
+
+def value_node(value):
+    return getattr(value, "node", None)
+
+
+def _field_path(flow, value, rest: str, label: str):
+    m = re.fullmatch(r"\[([^\]]+)\]", rest)
+    if m and isinstance(value, DictV):
+        found = value.get(m.group(1))
+        if found is not None:
+            return found
+    if isinstance(value, Opaque):
+        from promptlint.sources.python_flow import strip_self
+
+        name = strip_self(value.label) + rest.replace("[", ".").replace("]", "")
+        verdict = flow.ctx.variables.resolve(name)
+        if verdict is DEFAULT or verdict.reason == DEFAULT.reason:
+            verdict = value.verdict
+        return replace(value, label=label, verdict=verdict, names=(name,), clock=None)
+    return Opaque(label, flow.verdict(value), value_node(value), names=flow.names_of(value))
+
+
+def percent(flow, text: StrV, rhs, node):
+    if isinstance(rhs, DictV):
+        return StrV(render_fields(flow, text, strs.scan_percent, [], _dict_kwargs(rhs)), node)
+    args = list(rhs.items) if isinstance(rhs, ListV) and rhs.is_tuple else [rhs]
+    return StrV(render_fields(flow, text, strs.scan_percent, args, {}), node)
+
+
+def join(flow, sep: StrV, iterable, iter_node) -> list:
+    known = flow.known_items(iterable)
+    if known is not None:
+        out: list = []
+        for i, item in enumerate(known):
+            if i:
+                out += sep.segs
+            out += flow.segs(item)
+        return out
+    if isinstance(iterable, LoopV):
+        return [flow.loop_slot(replace(iterable, sep=list(sep.segs)))]
+    if isinstance(iterable, ListV):  # with spreads or loop regions inside
+        out = []
+        for i, item in enumerate(iterable.items):
+            if i:
+                out += sep.segs
+            out += flow.segs(item.value if isinstance(item, Spread) else item)
+        return out
+    order, _ = flow.order_of(iterable)
+    if order or isinstance(iterable, SetV):
+        item = flow.item_of(iterable, iter_node)
+        loopv = flow.loop("item", iter_node, iterable, item)
+        loopv.sep = list(sep.segs)
+        return [flow.loop_slot(loopv)]
+    return flow.segs(iterable)
