@@ -78,3 +78,45 @@ def test_a_fix_that_would_not_parse_is_refused(tmp_path):
     config = Config(root=tmp_path)
     reason = _still_raised(path, broken, [finding], config, select_models(config))
     assert reason is not None and "would not parse" in reason
+
+
+PY_STABLE = ("You are the support assistant for Harbor & Pine, an outdoor gear retailer. Answer questions about "
+             "orders, returns, warranties and product care. Be concise and friendly, never invent order details, "
+             "and always offer to connect the customer with a human agent when a refund over $200 is requested. "
+             "Policies: returns within 60 days with a receipt; lifetime warranty on stitching and buckles.")
+
+
+def test_python_fix_never_runs_the_module(tmp_path):
+    """The module would write files at import; check and fix parse it with
+    libcst only, so nothing is written, and the safe fix still applies."""
+    app = tmp_path / "app.py"
+    app.write_text(
+        'import json, os\nfrom openai import OpenAI\n'
+        'open("PWNED", "w").write("imported")\n'
+        '__import__("os").system("touch PWNED2")\n'
+        'client = OpenAI()\n\n'
+        'def answer(question, schema):\n'
+        f'    system = f"""Schema: {{json.dumps(schema)}}\n{PY_STABLE}"""\n'
+        '    return client.chat.completions.create(model="gpt-4.1", messages=[\n'
+        '        {"role": "system", "content": system}, {"role": "user", "content": question}])\n')
+    result = run(tmp_path, "app.py")
+    assert result.stdout.splitlines()[0] == "app.py: fixed 1 (PL001)"
+    assert "json.dumps(schema, sort_keys=True)" in app.read_text()
+    assert not (tmp_path / "PWNED").exists() and not (tmp_path / "PWNED2").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["app.py"]
+
+
+def test_python_clock_lowered_to_the_day_when_the_config_says_so(tmp_path):
+    (tmp_path / "promptlint.toml").write_text('[fix]\ntimestamp-precision = "day"\n')
+    app = tmp_path / "app.py"
+    app.write_text('from datetime import datetime\nfrom openai import OpenAI\nclient = OpenAI()\n\n'
+                   'def answer(question):\n'
+                   f'    system = f"""Today: {{datetime.now()}}\n{PY_STABLE}"""\n'
+                   '    return client.chat.completions.create(model="gpt-4.1", messages=[\n'
+                   '        {"role": "system", "content": system}, {"role": "user", "content": question}])\n')
+    run(tmp_path, "app.py")
+    assert 'f"""Today: {datetime.now():%Y-%m-%d}' in app.read_text()
+    (tmp_path / "promptlint.toml").write_text("")
+    app.write_text(app.read_text().replace(":%Y-%m-%d}", "}"))
+    run(tmp_path, "app.py")  # without the setting the clock is left alone
+    assert 'f"""Today: {datetime.now()}' in app.read_text()

@@ -3,9 +3,11 @@ enough (`[tool.promptlint.fix] timestamp-precision = "day"`): rewrite the
 format so the text changes once a day instead of every request.
 
 Jinja: `now().strftime('%Y-%m-%d %H:%M')` -> `now().strftime('%Y-%m-%d')`,
-and a bare `now()` call gets `.strftime("%Y-%m-%d")`. Only literal formats
-and calls are rewritten: a variable holding the time may be a string, and
-calling strftime on it would break the render.
+and a bare `now()` call gets `.strftime("%Y-%m-%d")`. Python: the same for
+`.strftime(...)`, and an f-string field `{datetime.now()}` gets the format
+spec `:%Y-%m-%d`. Only literal formats and clock calls are rewritten: a
+variable holding the time may be a string, and calling strftime on it would
+break the render.
 """
 
 from __future__ import annotations
@@ -43,6 +45,12 @@ def precision_edits(slot: Slot, precision: str | None) -> tuple[Edit, ...]:
         start = slot.span.start + m.start("fmt")
         return (Edit(Span(slot.span.file, start, start + len(m.group("fmt"))), new),)
     calls = list(_CLOCK_CALL.finditer(source))
+    if slot.span.file.path.suffix == ".py":
+        # an f-string field holding just the clock call: add a format spec
+        after = slot.span.file.text[slot.span.end:slot.span.end + 1]
+        if len(calls) == 1 and calls[0].end() == len(source) and after == "}":
+            return (Edit(Span(slot.span.file, slot.span.end, slot.span.end), f":{DAY_FORMAT}"),)
+        return ()
     if len(calls) == 1 and source.startswith("{{"):
         end = slot.span.start + calls[0].end()
         return (Edit(Span(slot.span.file, end, end), f'.strftime("{DAY_FORMAT}")'),)
