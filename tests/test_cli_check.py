@@ -2,43 +2,23 @@
 selection, severities, per-file ignores, suppressions and bad input."""
 
 import json
-import os
 from pathlib import Path
 
 import pytest
+from helpers import STABLE, invoke, write_project
 from click.testing import CliRunner
 
 from promptlint.cli import main
 
-STABLE = (
-    "You are the support assistant for Harbor & Pine, an outdoor gear retailer.\n"
-    "Answer questions about orders, returns, warranties and product care. Be concise\n"
-    "and friendly, never invent order details, and always offer to connect the\n"
-    "customer with a human agent when a refund over $200 is requested. Policies:\n"
-    "returns within 60 days with a receipt; lifetime warranty on stitching and\n"
-    "buckles; no returns on worn footwear.\n"
-)
 
 
 @pytest.fixture
 def project(tmp_path):
-    # a low minimum so these short prompts are cacheable and findings carry money
-    (tmp_path / "promptlint.toml").write_text('providers = ["openai/gpt-4.1"]\n'
-                                              '[models."openai/gpt-4.1"]\nmin_tokens = 64\n')
-    (tmp_path / "time.j2").write_text("Current time: {{ now }}\n" + STABLE)
-    (tmp_path / "user.j2").write_text("Hello {{ user_name }}.\n" + STABLE)
-    (tmp_path / "date.j2").write_text("Today is {{ today }}.\n" + STABLE)
-    (tmp_path / "clean.j2").write_text(STABLE + "Question: {{ question }}\n")
-    return tmp_path
+    return write_project(tmp_path)
 
 
 def check(cwd: Path, *args):
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        return CliRunner().invoke(main, ["check", *args], catch_exceptions=False)
-    finally:
-        os.chdir(old)
+    return invoke(cwd, "check", *args)
 
 
 def codes(result):

@@ -1,13 +1,11 @@
 """`promptlint fix`: safe fixes applied, unsafe ones only on request, the
 file's bytes kept apart from the edit, verified before writing, idempotent."""
 
-import os
 from pathlib import Path
 
-from click.testing import CliRunner
+from helpers import invoke
 
 from promptlint.checks.base import Edit, Finding, Severity
-from promptlint.cli import main
 from promptlint.config import Config
 from promptlint.fixer import _still_raised
 from promptlint.audit import select_models
@@ -22,12 +20,7 @@ TOOL_LOOP = "{% for tool in tool_specs %}- {{ tool.name }}\n{% endfor %}"
 
 
 def run(cwd: Path, *args):
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        return CliRunner().invoke(main, ["fix", *args], catch_exceptions=False)
-    finally:
-        os.chdir(old)
+    return invoke(cwd, "fix", *args)
 
 
 def test_safe_fix_sorts_a_mapping_loop_and_keeps_bytes(tmp_path):

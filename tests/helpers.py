@@ -1,0 +1,42 @@
+"""Shared by the CLI tests: a realistic stable instruction block, a small
+project with one prompt per volatility class, and running the CLI in a
+folder as a user would."""
+
+import os
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from promptlint.cli import main
+
+STABLE = (
+    "You are the support assistant for Harbor & Pine, an outdoor gear retailer.\n"
+    "Answer questions about orders, returns, warranties and product care. Be concise\n"
+    "and friendly, never invent order details, and always offer to connect the\n"
+    "customer with a human agent when a refund over $200 is requested. Policies:\n"
+    "returns within 60 days with a receipt; lifetime warranty on stitching and\n"
+    "buckles; no returns on worn footwear.\n"
+)
+
+
+def invoke(cwd: Path, *args):
+    """`promptlint ARGS` run in `cwd` (paths in the output are relative to it)."""
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return CliRunner().invoke(main, list(args), catch_exceptions=False)
+    finally:
+        os.chdir(old)
+
+
+def write_project(root: Path) -> Path:
+    """Four prompts: a request-class, a user-class and a day-class value ahead
+    of the stable text, and a clean one. A low minimum keeps them cacheable,
+    so findings carry money."""
+    (root / "promptlint.toml").write_text('providers = ["openai/gpt-4.1"]\n'
+                                          '[models."openai/gpt-4.1"]\nmin_tokens = 64\n')
+    (root / "time.j2").write_text("Current time: {{ now }}\n" + STABLE)
+    (root / "user.j2").write_text("Hello {{ user_name }}.\n" + STABLE)
+    (root / "date.j2").write_text("Today is {{ today }}.\n" + STABLE)
+    (root / "clean.j2").write_text(STABLE + "Question: {{ question }}\n")
+    return root
