@@ -31,17 +31,14 @@ import math
 from collections.abc import Iterator
 from itertools import pairwise
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-from ruamel.yaml.reader import Reader
-
 from promptlint.analysis.prefix import common_prefix
 from promptlint.audit import is_explicit_request
 from promptlint.checks.base import CheckContext, Finding, Severity
 from promptlint.economics.cost import estimate
 from promptlint.economics.providers import cacheable, load_table, resolve
 from promptlint.ir import Breakpoint, PromptTemplate, Scope, Span
+from promptlint.sources.messages import MAPPING_NODES, SCALAR_NODES, SEQUENCE_NODES, compose_nodes, key_node
+from promptlint.sources.messages import child as _child
 
 RULE = "PL004"
 SHARED_ROLES = ("tools", "system", "developer")  # sent before the conversation: meant for every user
@@ -75,49 +72,27 @@ def _requests_per_month(ctx: CheckContext) -> float:
 
 # ---------------------------------------------------------------- blocks
 
-class _LenientReader(Reader):
-    """JSON allows raw characters YAML calls non-printable."""
-
-    def check_printable(self, data) -> None:
-        pass
+def _key(node, key: str):
+    return key_node(node, key) if isinstance(node, MAPPING_NODES) else None
 
 
-def _child(node: Node | None, key: str) -> Node | None:
-    if isinstance(node, MappingNode):
-        for k, v in node.value:
-            if isinstance(k, ScalarNode) and k.value == key:
-                return v
-    return None
-
-
-def _key(node: Node, key: str) -> Node | None:
-    if isinstance(node, MappingNode):
-        for k, _ in node.value:
-            if isinstance(k, ScalarNode) and k.value == key:
-                return k
-    return None
-
-
-def _request_node(template: PromptTemplate) -> Node | None:
+def _request_node(template: PromptTemplate):
     """The node of this template's request in its message file: the root, or
-    (for a file holding several) the node its span starts at. The file is
-    composed here with ruamel's public API: only node offsets are needed, no
-    data is constructed."""
-    yaml = YAML(typ="safe", pure=True)
-    yaml.Reader = _LenientReader
+    (for a file holding several) the node its span starts at, read with the
+    message reader's own composer."""
     try:
-        root = yaml.compose(template.source.text)
-    except (YAMLError, RecursionError, ValueError):
+        root = compose_nodes(template.source)
+    except RecursionError:
         return None
     if template.span is None:
         return root
     stack = [root]
     while stack:
         node = stack.pop()
-        if isinstance(node, (MappingNode, SequenceNode)):
+        if isinstance(node, MAPPING_NODES + SEQUENCE_NODES):
             if node.start_mark.index == template.span.start:
                 return node
-            children = [v for _, v in node.value] if isinstance(node, MappingNode) else node.value
+            children = [v for _, v in node.value] if isinstance(node, MAPPING_NODES) else node.value
             stack.extend(c for c in children if c.start_mark.index <= template.span.start < c.end_mark.index + 1)
     return None
 
@@ -135,16 +110,16 @@ def block_indices(template: PromptTemplate) -> tuple[dict[int, int], bool]:
         return out, False
     count = 0
 
-    def marks(node: Node) -> None:
+    def marks(node) -> None:
         key = _key(node, "cache_control")
-        if key is not None and isinstance(_child(node, "cache_control"), MappingNode):
+        if key is not None and isinstance(_child(node, "cache_control"), MAPPING_NODES):
             out[key.start_mark.index] = count
 
-    def blocks(node: Node | None) -> None:
+    def blocks(node) -> None:
         nonlocal count
-        if node is None or (isinstance(node, ScalarNode) and node.tag.endswith(":null")):
+        if node is None or (isinstance(node, SCALAR_NODES) and node.tag.endswith(":null")):
             return
-        for item in node.value if isinstance(node, SequenceNode) else [node]:
+        for item in node.value if isinstance(node, SEQUENCE_NODES) else [node]:
             if _child(item, "cachePoint") is not None:
                 out[item.start_mark.index] = count
                 continue
@@ -152,27 +127,27 @@ def block_indices(template: PromptTemplate) -> tuple[dict[int, int], bool]:
             marks(item)
 
     top_level = False
-    if isinstance(request, SequenceNode):  # a bare list of messages
-        conversation: Node | None = request
+    if isinstance(request, SEQUENCE_NODES):  # a bare list of messages
+        conversation = request
     else:
-        top_level = isinstance(_child(request, "cache_control"), MappingNode)
+        top_level = isinstance(_child(request, "cache_control"), MAPPING_NODES)
         tools = _child(request, "tools")
         if tools is None:
             tools = _child(_child(request, "toolConfig"), "tools")
-        if isinstance(tools, SequenceNode):
+        if isinstance(tools, SEQUENCE_NODES):
             blocks(tools)
         for key in ("system", "instructions"):
             blocks(_child(request, key))
         conversation = _child(request, "messages")
         if conversation is None:
             conversation = _child(request, "input")
-    if isinstance(conversation, SequenceNode):
+    if isinstance(conversation, SEQUENCE_NODES):
         for message in conversation.value:
             content = _child(message, "content")
-            if content is None and isinstance(message, MappingNode):
+            if content is None and isinstance(message, MAPPING_NODES):
                 count += 1  # an item with no content list (a Responses function_call_output)
             else:
-                blocks(content if isinstance(message, MappingNode) else message)
+                blocks(content if isinstance(message, MAPPING_NODES) else message)
             marks(message)
     return out, top_level
 

@@ -672,3 +672,20 @@ def read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
         else:
             templates.append(builder.request(n, d, f"{file.path.stem}:{name}", builder.node_span(n)))
     return templates
+
+
+# ---------------------------------------------------------------- for rules
+# Rules that need more of a request's structure than the IR keeps (PL004
+# counts content blocks for Anthropic's lookback) read the file with these,
+# so there is one parser and one set of node helpers for message files.
+MAPPING_NODES, SEQUENCE_NODES, SCALAR_NODES = _MAPPING_NODES, _SEQUENCE_NODES, _SCALAR_NODES
+child, key_node = _child, _key_node
+
+
+def compose_nodes(file: SourceFile) -> Node | None:
+    """The node tree of a message file (libyaml fast path, ruamel otherwise),
+    or None if it does not parse."""
+    try:
+        return _compose(file)[0]
+    except SourceError:
+        return None
