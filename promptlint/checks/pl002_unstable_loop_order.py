@@ -30,6 +30,7 @@ from collections.abc import Iterator
 
 from promptlint.analysis.render import CONTAINERS
 from promptlint.analysis.volatility import VariableTable, Verdict, snake
+from promptlint.audit import source_context
 from promptlint.checks.base import CheckContext, Edit, Finding, Severity
 from promptlint.checks.source_fixes import describe, source_edits
 from promptlint.checks.measure import (
@@ -72,10 +73,12 @@ def _is_handlebars(slot: Slot) -> bool:
 
 
 def _table(ctx: CheckContext) -> VariableTable:
+    """The run's variable table (config overrides) with this prompt's own
+    declarations on top: what the reader classified the inputs with."""
     template: PromptTemplate = ctx.template
     declared = {name: Verdict(v.volatility, v.reason or "declared")
                 for name, v in template.variables.items() if v.volatility is not None}
-    return VariableTable(overrides=dict(getattr(ctx.config, "variables", {}) or {}), declared=declared)
+    return source_context(ctx.config).variables.with_declared(declared)
 
 
 def _content_volatility(slot: Slot, table: VariableTable) -> Volatility:
