@@ -76,22 +76,31 @@ def _prepare(paths, config_path, providers):
     return list(groups.values()), bool(missing)
 
 
-def _common(f):
-    """Options every analysing command takes."""
-    options = [
+def _apply(f, options):
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def _inputs(f):
+    """What to read and how: paths, models, config (every analysing command)."""
+    return _apply(f, [
         click.argument("paths", nargs=-1, type=click.Path(path_type=Path)),
         click.option("-p", "--provider", "providers", multiple=True, metavar="MODEL",
                      help="Provider/model to estimate for (repeatable), e.g. openai/gpt-4.1, claude-sonnet-4.5."),
         click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
                      help="Config file (default: promptlint.toml or [tool.promptlint] in pyproject.toml, "
                           "found upward)."),
+    ])
+
+
+def _common(f):
+    """Options of the reporting commands: the inputs, an output file, --exit-zero."""
+    return _apply(_inputs(f), [
         click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
                      help="Write the report to a file (atomically) instead of stdout."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings."),
-    ]
-    for option in reversed(options):
-        f = option(f)
-    return f
+    ])
 
 
 @main.command()
@@ -156,9 +165,7 @@ def check(paths, providers, config_path, output, exit_zero, fmt, select, ignore,
 
 
 @main.command()
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("-p", "--provider", "providers", multiple=True, metavar="MODEL", help="Provider/model (repeatable).")
-@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), help="Config file.")
+@_inputs
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff of the fixes and write nothing.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change what the prompt says.")
 @click.option("--select", "select", multiple=True, metavar="CODE", help="Only fix these rules.")
@@ -196,10 +203,10 @@ def fix(paths, providers, config_path, show_diff, unsafe_fixes, select, ignore):
 
 
 def _codes(values) -> tuple[str, ...]:
-    import re
+    from promptlint.config import SELECTOR
 
     codes = tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
-    bad = [c for c in codes if not re.match(r"^(ALL|PL\d{0,3})$", c)]
+    bad = [c for c in codes if not SELECTOR.match(c)]
     if bad:
         raise click.BadParameter(f"{', '.join(bad)} is not a rule code or prefix (e.g. PL001, PL00, ALL)")
     return codes

@@ -53,13 +53,13 @@ def _strings(value, path, key) -> tuple[str, ...]:
     return tuple(value)
 
 
-_SELECTOR = re.compile(r"^(ALL|PL\d{0,3})$")
+SELECTOR = re.compile(r"^(ALL|PL\d{0,3})$")  # a rule code or prefix (--select, select = [...])
 
 
 def _selectors(value, path, key) -> tuple[str, ...]:
     codes = _strings(value, path, key)
     for code in codes:
-        _expect(bool(_SELECTOR.match(code)), path, key, f"{code!r} is not a rule code or prefix (e.g. PL001, PL00, ALL)")
+        _expect(bool(SELECTOR.match(code)), path, key, f"{code!r} is not a rule code or prefix (e.g. PL001, PL00, ALL)")
     return codes
 
 
