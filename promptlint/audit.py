@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,7 +16,7 @@ from promptlint import sources
 from promptlint.analysis.prefix import PrefixAnalysis, ScopePrefix, analyze, move_to_end, varying_slots
 from promptlint.analysis.volatility import VariableTable
 from promptlint.config import Config
-from promptlint.discover import Discovery
+from promptlint.discover import Candidate, Discovery
 from promptlint.economics.cost import CostEstimate, estimate
 from promptlint.economics.providers import ModelSpec, cacheable, load_table, resolve
 from promptlint.ir import NotAPrompt, PromptTemplate, Scope, SourceError
@@ -145,30 +145,41 @@ def audit_template(template: PromptTemplate, models: list[ModelSpec], config: Co
     return PromptResult(template, analyses, results, fixed)
 
 
-def run_audit(paths: list[Path], config: Config, models: list[ModelSpec],
-              progress: Callable[[int, int], None] | None = None,
-              display_root: Path | None = None) -> AuditResult:
+def find_candidates(paths: list[Path], config: Config) -> list[Candidate]:
+    return Discovery(config.root, config.exclude, config.include).find(paths)
+
+
+def load_templates(candidates: list[Candidate], config: Config, errors: list[SourceError],
+                   display_root: Path | None = None,
+                   progress: Callable[[int, int], None] | None = None) -> Iterator[PromptTemplate]:
+    """Every prompt template in the candidate files, file by file; input
+    errors go to `errors` and the run goes on with the next file."""
     ctx = source_context(config, display_root)
-    discovery = Discovery(config.root, config.exclude, config.include)
-    candidates = discovery.find(paths)
-    result = AuditResult(models=models, files=len(candidates))
     for index, candidate in enumerate(candidates):
         try:
             templates = sources.load(candidate.path, candidate.format, ctx)
         except NotAPrompt as exc:
             if candidate.explicit:
-                result.errors.append(exc)
-            continue
+                errors.append(exc)
+            templates = []
         except SourceError as exc:
-            result.errors.append(exc)
-            continue
+            errors.append(exc)
+            templates = []
         except RecursionError:
-            result.errors.append(SourceError(ctx.display_path(candidate.path), 1, "template nests too deeply to analyse"))
-            continue
-        for template in templates:
-            result.prompts.append(audit_template(template, models, config))
+            errors.append(SourceError(ctx.display_path(candidate.path), 1, "template nests too deeply to analyse"))
+            templates = []
+        yield from templates
         if progress is not None:
             progress(index + 1, len(candidates))
+
+
+def run_audit(paths: list[Path], config: Config, models: list[ModelSpec],
+              progress: Callable[[int, int], None] | None = None,
+              display_root: Path | None = None) -> AuditResult:
+    candidates = find_candidates(paths, config)
+    result = AuditResult(models=models, files=len(candidates))
+    for template in load_templates(candidates, config, result.errors, display_root, progress):
+        result.prompts.append(audit_template(template, models, config))
     return result
 
 

@@ -21,6 +21,8 @@ class _Group(click.Group):
     LAZY = {
         "comment": "promptlint.commands.comment:comment",
         "diff": "promptlint.commands.diff:diff",
+        "speculate": "promptlint.commands.speculate:speculate",
+        "verify": "promptlint.commands.verify:verify",
     }
 
     def list_commands(self, ctx):

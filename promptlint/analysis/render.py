@@ -53,6 +53,15 @@ def varies_in(slot: Slot, vary: Callable[[Slot], bool]) -> bool:
 def render(template: PromptTemplate, vary: Callable[[Slot], bool], variant: int) -> Render:
     """Render with variant 0 for every slot, except `variant` for the slots
     `vary` selects. Rendering with variant 0 gives the reference request."""
+    return render_variants(template, lambda slot: variant if varies_in(slot, vary) else 0)
+
+
+def render_variants(template: PromptTemplate, variant_of: Callable[[Slot], int],
+                    value: Callable[[Slot, int, int], str] = sample_value) -> Render:
+    """Render with each slot at its own variant (`variant_of`; a slot inside a
+    varied loop or block takes at least the enclosing variant) and `value`
+    giving a slot's text for (slot, variant, loop item). Verify renders a
+    stream of requests this way: one variant per user, session or request."""
     out: list[str] = []
     result = Render("")
     length = 0
@@ -64,41 +73,39 @@ def render(template: PromptTemplate, vary: Callable[[Slot], bool], variant: int)
             result.pieces.append(Piece(length, length + len(text), part, stack))
             length += len(text)
 
-    def walk(parts: list[Part], stack: tuple[Slot, ...], item: int, varied: bool):
+    def walk(parts: list[Part], stack: tuple[Slot, ...], item: int, inherited: int):
         for part in parts:
             if isinstance(part, Text):
                 emit(part.text, part, stack)
             elif isinstance(part, Breakpoint):
                 result.breakpoints.append((length, part))
             else:
-                walk_slot(part, stack + (part,), item, varied or varies_in(part, vary))
+                walk_slot(part, stack + (part,), item, inherited)
 
-    def walk_slot(slot: Slot, stack: tuple[Slot, ...], item: int, varied: bool):
-        v = variant if varied else 0
+    def walk_slot(slot: Slot, stack: tuple[Slot, ...], item: int, inherited: int):
+        own = variant_of(slot) if slot.kind not in CONTAINERS else 0
+        v = max(inherited, own)
         if slot.kind in (SlotKind.VARIABLE, SlotKind.EXPRESSION):
-            emit(sample_value(slot, v, item), slot, stack)
+            emit(value(slot, v, item), slot, stack)
         elif slot.kind is SlotKind.LOOP:
             order = range(LOOP_ITEMS)
             if v and slot.order_varies:
                 order = reversed(range(LOOP_ITEMS))
             rendered_any = False
             for i in order:
-                walk(slot.children, stack, i, varied)
+                walk(slot.children, stack, i, v)
                 rendered_any = rendered_any or bool(slot.children)
             if not rendered_any:
-                walk(slot.else_children, stack, item, varied)
+                walk(slot.else_children, stack, item, v)
         elif slot.kind is SlotKind.CONDITIONAL:
             # variant 0 takes the `if` branch; a varied condition takes the other one
-            walk(slot.else_children if (v and varied_self(slot)) else slot.children, stack, item, varied)
+            walk(slot.else_children if own else slot.children, stack, item, v)
         else:  # CALL, INCLUDE
-            walk(slot.children, stack, item, varied)
-
-    def varied_self(slot: Slot) -> bool:
-        return varies_in(slot, vary)
+            walk(slot.children, stack, item, v)
 
     for section in template.sections:
         start = length
-        walk(section.parts, (), 0, False)
+        walk(section.parts, (), 0, 0)
         result.sections.append((start, length))
     result.text = "".join(out)
     return result
