@@ -709,3 +709,17 @@ def test_llamacpp_timings_win_over_usage_details():
     measured = read_usage({"usage": {"prompt_tokens": 50, "prompt_tokens_details": {"cached_tokens": 16}},
                            "timings": {"cache_n": 49, "prompt_n": 1}})
     assert (measured.cached_tokens, measured.cached_field) == (49, "timings.cache_n")
+
+
+def test_metrics_on_a_port_of_their_own_are_scraped_without_the_api_key(stub, tmp_path, monkeypatch):
+    metrics = Stub().start()  # another origin: the user named it with --metrics-url
+    try:
+        monkeypatch.setenv("MYKEY", SECRET)
+        result = verify(stub, write_requests(tmp_path / "r.jsonl", STREAM[:2]), "--api-key-env", "MYKEY",
+                        "--metrics-url", metrics.base_url.removesuffix("/v1") + "/metrics", "--format", "json")
+        assert result.exit_code == 0, result.stderr
+        assert metrics.log == [("GET", "/metrics"), ("GET", "/metrics")]
+        assert ("GET", "/metrics") not in stub.log
+        assert metrics.auth in ([], [None, None])  # the key went only to the server it belongs to
+    finally:
+        metrics.stop()

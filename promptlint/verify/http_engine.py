@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 
 from promptlint.ir import SourceError
-from promptlint.verify.http_client import HttpClient, ServerError
+from promptlint.verify.http_client import HttpClient, ServerError, origin
 from promptlint.verify.metrics import Scrape, deltas, parse, summary
 from promptlint.verify.predict import Predictor
 from promptlint.verify.requests import Request
@@ -193,8 +193,12 @@ class HttpEngine:
     def scrape(self) -> Scrape | None:
         if not self.metrics_url:
             return None
+        client = self.client
+        if origin(self.metrics_url) != origin(client.base_url):
+            # a metrics port of its own, named by the user: asked without the API key
+            client = HttpClient(self.metrics_url, timeout=client.timeout, retries=0)
         try:
-            data = self.client.get(self.metrics_url, retries=0).data
+            data = client.get(self.metrics_url, retries=0).data
         except ServerError:
             return None
         return parse(data) if isinstance(data, str) else None
