@@ -126,6 +126,17 @@ def _check(prompt_ids: list[int], max_new_tokens: int) -> None:
 # --------------------------------------------------------------------------- greedy
 
 
+def _prefill(model, prompt_ids: list[int], device):
+    """The prompt through `model` once: its cache, the first greedy token
+    (from the last position's logits only) and the seconds it took."""
+    cache = torchcompat.new_cache(model)
+    t0 = time.perf_counter()
+    logits = torchcompat.forward(model, _ids(prompt_ids, device), cache, last_only=True)
+    token = int(logits[-1].argmax())
+    _sync(device)
+    return cache, token, time.perf_counter() - t0
+
+
 def greedy(model, prompt_ids: list[int], max_new_tokens: int, eos_ids: set[int]) -> Generation:
     """Greedy decoding with a KV cache: one prefill pass over the prompt
     (which yields the first token), then one one-token forward pass per
@@ -140,12 +151,7 @@ def greedy(model, prompt_ids: list[int], max_new_tokens: int, eos_ids: set[int])
     started = time.perf_counter()
     if max_new_tokens:
         with torch.no_grad():
-            cache = torchcompat.new_cache(model)
-            t0 = time.perf_counter()
-            logits = torchcompat.forward(model, _ids(prompt_ids, device), cache)
-            token = int(logits[-1].argmax())
-            _sync(device)
-            prefill_seconds = time.perf_counter() - t0
+            cache, token, prefill_seconds = _prefill(model, prompt_ids, device)
             while True:
                 tokens.append(token)
                 if token in eos_ids:
@@ -339,12 +345,7 @@ def speculative_greedy(
 
     if max_new_tokens:
         with torch.no_grad():
-            cache = torchcompat.new_cache(target)
-            t0 = time.perf_counter()
-            logits = torchcompat.forward(target, _ids(prompt_ids, device), cache)
-            first = int(logits[-1].argmax())
-            _sync(device)
-            prefill_seconds = time.perf_counter() - t0
+            cache, first, prefill_seconds = _prefill(target, prompt_ids, device)
             context = list(prompt_ids)
             done = emit([first])
             context.append(first)
