@@ -29,9 +29,9 @@ from promptlint.verify.metrics import Scrape, deltas, parse, summary
 from promptlint.verify.predict import Predictor
 from promptlint.verify.requests import Request
 
-ENGINES = ("auto", "vllm", "sglang", "llamacpp", "openai")
 # block size and reuse policy per engine (see predict.py): vLLM's default
-# block is 16 tokens; SGLang's radix cache and llama.cpp reuse single tokens
+# block is 16 tokens; SGLang's radix cache and llama.cpp reuse single tokens;
+# OpenAI's cache hits grow in 128-token increments (shared/reference/cache-rules.md)
 DEFAULT_BLOCKS = {"vllm": 16, "sglang": 1, "llamacpp": 1, "openai": 128}
 POLICY = {"vllm": "any", "sglang": "any", "llamacpp": "previous", "openai": "any"}
 

@@ -83,27 +83,29 @@ class PromptReplay:
     def hit_rate(self) -> float:
         return self.measured / self.prompt_tokens if self.prompt_tokens else 0.0
 
-    def _timed(self) -> list[RequestResult]:
+    @property
+    def timed(self) -> list[RequestResult]:
+        """The cache hits that were also prefilled cold (TTFT both ways)."""
         return [r for r in self.requests if r.ttft_cold is not None]
 
     @property
     def ttft_warm(self) -> float | None:
-        timed = self._timed()
+        timed = self.timed
         return statistics.median(r.ttft_warm for r in timed) if timed else None
 
     @property
     def ttft_cold(self) -> float | None:
-        timed = self._timed()
+        timed = self.timed
         return statistics.median(r.ttft_cold for r in timed) if timed else None
 
     @property
     def measured_ratio(self) -> float | None:
-        timed = self._timed()
+        timed = self.timed
         return statistics.median(r.ttft_cold / r.ttft_warm for r in timed) if timed else None
 
     @property
     def ideal_ratio(self) -> float | None:
-        timed = self._timed()
+        timed = self.timed
         return statistics.median(r.ideal_ratio for r in timed) if timed else None
 
 
@@ -132,7 +134,7 @@ def replay(engine: Engine, groups: list[tuple[str, str, list[Request]]], cold_sa
             warm = engine.prefill(tokens)
             measured = RequestResult(request.label, len(tokens), prediction.shared_tokens, prediction.cached_tokens,
                                      warm.cached_tokens, warm.evicted_tokens, warm.ttft_seconds)
-            if warm.cached_tokens and len(result._timed()) < cold_samples:
+            if warm.cached_tokens and len(result.timed) < cold_samples:
                 cold = engine.prefill(tokens, use_cache=False, store=False)
                 measured.ttft_cold = cold.ttft_seconds
                 measured.cold_first_token_matches = cold.first_token == warm.first_token

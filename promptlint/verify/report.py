@@ -41,7 +41,7 @@ def _summary(p: PromptReplay) -> list[str]:
                  f"{p.predicted:,}, measured {p.measured:,}; {p.agreeing}/{n} requests agree; "
                  f"hit rate {p.hit_rate:.0%}")
     if p.ttft_cold is not None:
-        timed = len([r for r in p.requests if r.ttft_cold is not None])
+        timed = len(p.timed)
         lines.append(f"  time to first token (median of {timed} cache hits): cold {ms(p.ttft_cold)}, warm "
                      f"{ms(p.ttft_warm)}: {ratio(p.measured_ratio)} faster (ideal from token counts "
                      f"{ratio(p.ideal_ratio)})")
