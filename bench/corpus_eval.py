@@ -51,7 +51,7 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = REPO / "fixtures" / "corpus"
 LABELS = "LABELS.toml"
 # The catalogue as planned: a label may name one of these before its rule lands.
-PLANNED = ("PL001", "PL002", "PL003", "PL004", "PL005", "PL006", "PL007")
+PLANNED = ("PL001", "PL002", "PL003", "PL004", "PL005", "PL006", "PL007", "PL008")
 SEVERITIES = ("info", "warning", "error")
 _LABEL = re.compile(r"^(PL\d{3})@(\d+):(\d+)$")
 _FILE_KEYS = {"expect", "forbid", "clean", "severity", "format", "pattern", "note"}

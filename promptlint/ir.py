@@ -20,27 +20,43 @@ _NEWLINE = re.compile("\n")
 
 
 class Volatility(enum.IntEnum):
-    """How often a slot's value changes; higher means more often."""
+    """How often a slot's value changes; higher means more often.
+
+    UNKNOWN is an input with no evidence either way. It sits just above
+    STATIC so that combining it with anything known gives the known class,
+    and no scope treats it as varying: findings need evidence. The audit
+    also shows each prefix as it would be if the unknowns changed per
+    request (`unknown_varies`)."""
 
     STATIC = 0
-    DEPLOY = 1
-    DAY = 2
-    USER = 3
-    SESSION = 4
-    REQUEST = 5
-    NONDETERMINISTIC = 6
+    UNKNOWN = 1
+    DEPLOY = 2
+    DAY = 3
+    USER = 4
+    SESSION = 5
+    REQUEST = 6
+    NONDETERMINISTIC = 7
 
     @property
     def label(self) -> str:
         return self.name.lower()
 
+    @property
+    def evidenced(self) -> bool:
+        """Whether the class says how often the value changes."""
+        return self is not Volatility.UNKNOWN
+
     @classmethod
     def parse(cls, text: str) -> "Volatility":
+        """A class a user declares (config, front matter): never UNKNOWN."""
         try:
-            return cls[text.strip().upper()]
+            value = cls[text.strip().upper()]
         except KeyError:
-            names = ", ".join(v.label for v in cls)
+            value = None
+        if value is None or not value.evidenced:
+            names = ", ".join(v.label for v in cls if v.evidenced)
             raise ValueError(f"unknown volatility {text!r} (expected one of: {names})") from None
+        return value
 
 
 class Scope(enum.Enum):
@@ -55,7 +71,12 @@ class Scope(enum.Enum):
         self.key = key
         self.threshold = threshold
 
-    def varies(self, volatility: Volatility) -> bool:
+    def varies(self, volatility: Volatility, unknown_varies: bool = False) -> bool:
+        """Whether a slot of this class changes between requests that share
+        this scope's prefix; `unknown_varies` takes an input with no evidence
+        as changing per request (the audit's "if the unknowns vary" view)."""
+        if unknown_varies and volatility is Volatility.UNKNOWN:
+            return True
         return volatility >= self.threshold
 
 
@@ -153,6 +174,17 @@ class Slot:
     @property
     def is_region(self) -> bool:
         return self.kind in (SlotKind.LOOP, SlotKind.CONDITIONAL, SlotKind.CALL, SlotKind.INCLUDE)
+
+
+def names_in(parts: list["Part"]) -> list[str]:
+    """Every input the slots of `parts` (and their regions) depend on."""
+    out: list[str] = []
+    for part in parts:
+        if isinstance(part, Slot):
+            out += part.names
+            out += names_in(part.children)
+            out += names_in(part.else_children)
+    return out
 
 
 @dataclass

@@ -77,7 +77,7 @@ def test_bad_layout_reports_breaker_position_and_saving():
 
 def test_json_report_schema_and_stable_keys():
     _, report = audit_json("fixtures/")
-    assert report["schema_version"] == "1.0"
+    assert report["schema_version"] == "1.1"
     assert set(report) >= {"schema_version", "tool", "provider_table", "traffic", "prompts", "totals", "errors"}
     assert report["errors"] == []
     projects = [p for p in report["prompts"] if not p["path"].startswith("fixtures/corpus/")]

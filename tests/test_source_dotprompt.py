@@ -205,10 +205,18 @@ def test_conditional_takes_its_conditions_volatility_not_its_childrens(tmp_path,
 
 
 def test_conditional_on_a_volatile_condition(tmp_path, ctx):
-    t = read(tmp_path, body("{{#if user_tier}}Static text.{{/if}}{{#unless request_id}}x{{/unless}}"), ctx)
+    t = read(tmp_path, body("{{#if user_is_vip}}Static text.{{/if}}{{#unless request_id}}{{request_id}}{{/unless}}"), ctx)
     first, second = t.sections[0].parts
-    assert (first.volatility, first.names) == (V.USER, ("user_tier",))
-    assert (second.volatility, second.names) == (V.REQUEST, ("request_id",))
+    assert (first.volatility, first.names) == (V.USER, ("user_is_vip",))  # a flag: its truth is its value
+    assert (second.volatility, second.names) == (V.REQUEST, ("request_id",))  # the block shows the value
+
+
+def test_a_presence_test_alone_is_no_evidence(tmp_path, ctx):
+    """`{{#if user_tier}}` with static text inside: a value set on every
+    request keeps the branch fixed, so nothing says the text changes."""
+    t = read(tmp_path, body("{{#if user_tier}}Static text.{{/if}}"), ctx)
+    (first,) = t.sections[0].parts
+    assert first.volatility is V.UNKNOWN and "only tests whether user_tier is set" in first.reason
 
 
 def test_with_and_inverse_take_their_arguments_volatility(tmp_path, ctx):
@@ -281,7 +289,7 @@ def test_static_conditional_does_not_break_the_prefix_its_child_does(tmp_path, c
 
 
 def test_if_else_if_chain_and_unless(tmp_path, ctx):
-    content = body("{{#if premium}}P{{else if trial_days}}T{{else}}F{{/if}}|{{#unless user_tier}}U{{else}}N{{/unless}}")
+    content = body("{{#if premium}}P{{else if trial_days}}T{{else}}F{{/if}}|{{#unless user_is_vip}}U{{else}}N{{/unless}}")
     t = read(tmp_path, content, ctx)
     first, _, second = t.sections[0].parts
     assert rendered([first]) == "[{{#if premium}}:P|[{{else if trial_days}}:T|F]]"
@@ -289,7 +297,7 @@ def test_if_else_if_chain_and_unless(tmp_path, ctx):
     assert chained.kind is SlotKind.CONDITIONAL and chained.names == ("trial_days",)
     assert chained.span.line_col == (4, 17)
     assert second.kind is SlotKind.CONDITIONAL and second.volatility is V.USER
-    assert rendered([second]) == "[{{#unless user_tier}}:U|N]"
+    assert rendered([second]) == "[{{#unless user_is_vip}}:U|N]"
 
 
 def test_with_block_keeps_paths(tmp_path, ctx):
@@ -333,7 +341,7 @@ def test_media_section_json_and_unknown_helpers(tmp_path, ctx):
     t = read(tmp_path, content, ctx)
     got = [(s.label, s.kind, s.volatility, s.names) for s in t.slots()]
     assert got == [
-        ("{{media url=photo_url}}", SlotKind.VARIABLE, V.REQUEST, ("photo_url",)),
+        ("{{media url=photo_url}}", SlotKind.VARIABLE, V.UNKNOWN, ("photo_url",)),
         ("{{json customer}}", SlotKind.EXPRESSION, V.USER, ("customer",)),
         ('{{upper "x"}}', SlotKind.EXPRESSION, V.STATIC, ()),
         ("{{uuid}}", SlotKind.VARIABLE, V.NONDETERMINISTIC, ("uuid",)),

@@ -135,8 +135,8 @@ def test_strftime_format_sets_the_precision(tmp_path):
     assert minute.volatility is Volatility.REQUEST
 
 
-def test_caller_switches_are_not_static_content(tmp_path):
+def test_caller_switches_are_unknown_not_static_content(tmp_path):
     t = load(tmp_path, "{% if show_examples %}\n\n{% endif %}{{ examples }}")
     flag, examples = slots(t)
-    assert flag.volatility is Volatility.REQUEST and "switch" in flag.reason
+    assert flag.volatility is Volatility.UNKNOWN and "switch" in flag.reason
     assert examples.volatility is Volatility.STATIC

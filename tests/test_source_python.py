@@ -362,7 +362,7 @@ def f(client, user_name, tier):
 '''
     t = one(load(tmp_path, src))
     assert slot(t, "%(name)s").span.line_col == at(src, "%(name)s")
-    assert slot(t, "%s").volatility is V.REQUEST  # no argument for it: named by itself, no evidence
+    assert slot(t, "%s").volatility is V.UNKNOWN  # no argument for it: named by itself, no evidence
     assert slot(t, "$customer").span.line_col == at(src, "$customer")
     assert "$5 off boots." in text_of(t.sections[0].parts)
     assert slot(t, "{tier}").volatility is V.USER and slot(t, "{tier}").span.line_col == at(src, "{tier}")

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from promptlint.analysis.render import Render, render, varies_in
-from promptlint.ir import Part, PromptTemplate, Scope, Section, Slot
+from promptlint.analysis.render import CONTAINERS, Render, render, varies_in
+from promptlint.ir import Part, PromptTemplate, Scope, Section, Slot, Volatility
 
 
 @dataclass
@@ -23,6 +23,9 @@ class ScopePrefix:
     stable_tokens: int
     breaker: Slot | None  # the slot whose change ends the stable prefix (None: nothing varies)
     varied: Render
+    # the stable prefix if the inputs of unknown volatility changed per request
+    # (None: the prompt has none, or they change nothing at this scope)
+    if_unknown_vary: int | None = None
 
 
 @dataclass
@@ -123,9 +126,26 @@ def analyze(template: PromptTemplate, tokenizer) -> PrefixAnalysis:
         diff = _first_difference(reference.text, varied.text)
         breaker = _breaker_at(reference, varied, diff, scope) if diff is not None else None
         result.scopes[scope.key] = ScopePrefix(scope, stable, breaker, varied)
+    if unknown_inputs(template):
+        for scope in Scope:
+            varied = render(template, lambda s, scope=scope: scope.varies(s.volatility, unknown_varies=True), 1)
+            if varied.text != reference.text:
+                result.scopes[scope.key].if_unknown_vary = min(
+                    result.scopes[scope.key].stable_tokens, common_prefix(tokens, encode_render(varied, tokenizer)))
     for offset, bp in reference.breakpoints:
         result.breakpoint_tokens.append((_tokens_before(reference, offset, tokenizer), bp.ttl))
     return result
+
+
+def unknown_inputs(template: PromptTemplate) -> list[str]:
+    """Names of the inputs of unknown volatility, in prompt order (slots
+    inside containers included: an include's unknowns are the prompt's)."""
+    names: dict[str, None] = {}
+    for slot in template.slots():
+        if slot.volatility is Volatility.UNKNOWN and slot.kind not in CONTAINERS:
+            for name in slot.names or (slot.label,):
+                names.setdefault(name.split(".")[0].split("[")[0], None)
+    return list(names)
 
 
 def varying_slots(template: PromptTemplate, scope: Scope) -> list[Slot]:

@@ -4,8 +4,10 @@ calls as text.
 
 Precedence (highest first): a config override in
 `[tool.promptlint.variables]`, evidence in the source (a call to `now()`, a
-`| random` filter, a front-matter declaration), the name, and finally the
-conservative default (an undeclared input is assumed to change per request).
+`| random` filter, a front-matter declaration), a name that says what the
+value is, and otherwise UNKNOWN: no evidence either way. An unknown input
+does not end a stable prefix for a finding (a finding needs evidence); the
+audit shows the prefix both ways and a hint names the inputs to declare.
 """
 
 from __future__ import annotations
@@ -55,52 +57,81 @@ def _rule(volatility: Volatility, what: str, *patterns: str) -> tuple[re.Pattern
 
 
 # Checked in order against the lower-cased snake_case name; first match wins.
+# A name is evidence only when it says what the value is; a name that could be
+# a setting as well as an input (`name`, `role`, `language`, `topic`) matches
+# nothing and the input stays UNKNOWN.
 NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
-    # switches set by the caller (`show_examples`) are not the content their
-    # name mentions; with no other evidence they count as per-request input
-    (re.compile(r"^(show|include|use|enable|disable|with|hide|skip|add)_.+$"),
-     Verdict(V.REQUEST, "the name suggests a switch the caller sets, assumed to change per request")),
+    # switches the caller sets (`show_examples`, `use_tools`) say nothing about
+    # how often they change; the text they guard is as stable as the rest
+    (re.compile(r"^(show|include|use|enable|disable|with|hide|skip|add|has|is|allow|can|should)_.+$"),
+     Verdict(V.UNKNOWN, "the name suggests a switch the caller sets: no evidence of how often it changes")),
+    # limits and counts the deployment configures
+    _rule(V.STATIC, "a configured limit",
+          r"(max|min|maximum|minimum)_.+", r".+_(limit|limits|max|min|threshold|cap|window|size|length)",
+          r"(num|number_of|n)_(max_)?(actions|steps|tools|results|retries|attempts|turns|iterations|examples|shots)"),
     _rule(V.STATIC, "fixed configuration",
           r"(base_|main_)?system_?(prompt|message|instructions?)", r"preamble", r"(global_|base_)?instructions?",
-          r".*guidelines?", r".*polic(y|ies)", r"tools?", r"tool_(defs|definitions|specs|list|schemas?)",
+          r".*guidelines?", r".*polic(y|ies)", r"tools?", r"tool_(defs|definitions|specs|list|schemas?|descriptions?)",
           r"functions?", r"(few_shot_)?examples?", r".*schema", r"persona", r"tone", r"style",
-          r"(output|response|answer)_format", r"format_instructions", r"rules"),
+          r"(output|response|answer|reply|return|json|result)_format", r"format_instructions", r"rules"),
     _rule(V.NONDETERMINISTIC, "a random or unique value (differs between identical requests)",
           r".*uuid.*", r".*nonce.*", r"random.*", r".*_random", r"salt", r"shuffled.*"),
     _rule(V.REQUEST, "the current time (changes every request)",
-          r"now", r"(current_|curr_|utc_)?(date_?time|timestamp|time|ts|clock)(_now|_utc|_iso|_str)?",
-          r".*_(timestamp|datetime|time|at)", r"time_?now", r"current_time.*"),
+          r"now", r"(current_|curr_|utc_|local_|server_|system_)?(date_?time|timestamp|time|ts|clock)(_now|_utc|_iso|_str|_string|_text)?",
+          r".*_(timestamp|datetime|date_time)(_str|_iso|_string|_text)?", r"time_?now", r"current_time.*",
+          r"(.+_)?(current|now|request|sent|received|local|server|system|utc)_(date_?time|time|timestamp|at)(_.+)?",
+          # `created_at`, `review_started_at`: a past participle before `_at` is a
+          # time; other `*_at` names (`good_at`, `look_at`) are not
+          r".+ed_at", r"(.+_)?(expires|due|starts|ends)_at"),
     _rule(V.DAY, "a date (changes once a day)",
-          r"(current_|todays?_|the_)?(date|day|weekday|today)(_str|_iso)?", r"today.*"),
+          r"(current_|todays?_|the_|local_)?(date|day|weekday|today|yesterday|tomorrow)(_str|_iso|_string|_text|_date)?",
+          r"today.*"),
     _rule(V.REQUEST, "a per-request identifier",
-          r"(request|req|trace|span|correlation|call|message|msg|run|turn|event)_?id"),
+          r"(request|req|trace|span|correlation|call|message|msg|run|turn|event|interaction)_?id",
+          r"(pr|pull_request|issue|ticket|order|case|invoice|incident|job|task|claim)_?(number|num|no|id)"),
     _rule(V.SESSION, "per-conversation state",
           r".*(history|conversation|transcript|dialog|dialogue|memory|memories|scratchpad).*",
-          r"session.*", r".*_session", r"thread_?id", r"chat_?id", r"summary", r"(previous|prior|past)_.*",
-          r"plan", r"notes", r"state", r"thread", r"(chat_|conversation_)?messages", r"turns"),
+          r"session.*", r".*_session", r"thread_?id", r"chat_?id", r"(chat_|conversation_|running_)?summary",
+          r"(previous|prior|past)_.*", r"plan", r"notes", r"(chat_|conversation_)?messages", r"turns",
+          # the repository or branch a coding agent's session works on
+          r"(repo|repository|git_repo)(_name|_url|_path|_dir|_directory|_full_name)?", r"(git_)?branch(_name)?"),
     _rule(V.REQUEST, "per-request input",
-          r".*(question|query|queries|input|utterance|request|ask|message|msg|prompt|instruction_override).*",
-          r".*(documents?|docs?|context|chunks?|passages?|snippets?|results?|retrieved|sources|citations|attachments?|images?|(?<!pro)files?|page|article|ticket|email_body|body|content|text|data|payload)",
-          r"(remaining|left|used)_.*", r".*_(remaining|left|count|counter|budget)", r"turn.*", r"step.*",
-          r"location", r"weather", r"news"),
+          r".*(question|query|queries|input|utterance|request|ask|message|msg|instruction_override).*",
+          r"(user_|human_)?prompt",
+          # what the request is about: the task, goal, topic or problem it states
+          r"(the_|current_|user_|main_)?(tasks?|goals?|objectives?|topics?|subject|problem|problem_statement|issue|"
+          r"issue_(description|text|body|title)|requirements?|spec|specification)(_description|_prompt|_text|_list)?",
+          # the language a request asks for (not an app-wide `language` setting)
+          r"(source|target|output|input|dest|destination|reply|response)_lang(uage)?(_code|_name)?",
+          r"lang(uage)?_code",
+          r".*(documents?|docs?|context|chunks?|passages?|snippets?|results?|retrieved|sources?|citations?|attachments?|images?|(?<!pro)files?|pages?|articles?|tickets?|email_body|body|content|text|data|payload|observations?|outputs?|hits|matches|records|rows)",
+          r"(.+_)?context_(above|below|before|after|text|str)", r"(git_)?(diff|patch)(_content|_text)?",
+          r"(remaining|left|used)_.*", r".*_(remaining|left|count|counter|budget)", r"(current_)?(turn|step)(_.*)?",
+          r"weather", r"news"),
     _rule(V.USER, "a per-user value",
-          r"(user|customer|client|member|account|tenant|org|organization|organisation|player|patient|student|employee|caller)(_.*)?",
-          r".*_(user|customer|account|tenant)", r"(first|last|full|display|preferred)_?name", r"name", r"username", r"email",
-          r"phone", r"address", r"locale", r"lang", r"language", r"timezone", r"tz", r"tier", r"subscription.*",
-          r"preferences?", r"profile", r"persona_user", r"role", r"country", r"city", r"age", r"gender"),
+          r"(user|customer|client|member|account|tenant|player|patient|student|employee|caller|author|recipient|"
+          r"sender|contact|candidate|applicant|guest|buyer|learner|reader)(_.*)?",
+          r".*_(user|customer|account|tenant)", r"(first|last|full|display|preferred)_?name", r"username", r"email",
+          r"phone", r"address", r"timezone", r"tz", r"tier", r"subscription.*", r"preferences?", r"profile",
+          r"persona_user"),
     _rule(V.DEPLOY, "a per-release value",
           r".*version.*", r"build.*", r"release.*", r"env(ironment)?", r"deployment", r"git_.*", r"commit.*",
           r"model(_name|_id)?", r"(assistant|bot|agent|app|company|product|brand|service|platform|org_brand)_?name",
           r"company", r"product", r"brand", r"app", r"assistant", r"bot"),
     _rule(V.STATIC, "fixed configuration",
-          r".*(instructions?|guidelines?|rules|policy|policies|examples?|few_shots?|schema|format|persona|style|tone|tools?|functions?|capabilities|constraints|faq|glossary|catalog|catalogue|menu|system_prompt|preamble|disclaimer)"),
+          r".*(instructions?|guidelines?|rules|policy|policies|examples?|few_shots?|schema|persona|style|tone|tools?|functions?|capabilities|constraints|faq|glossary|catalog|catalogue|menu|system_prompt|preamble|disclaimer)"),
 ]
 
-DEFAULT = Verdict(
-    V.REQUEST,
-    "an input with no evidence of stability is assumed to change per request "
-    "(declare it in [tool.promptlint.variables])",
+UNKNOWN = Verdict(
+    V.UNKNOWN,
+    "no evidence of how often it changes (held fixed; declare it in [tool.promptlint.variables])",
 )
+DEFAULT = UNKNOWN  # what an input with nothing to go on gets
+
+
+def no_evidence(verdict: Verdict) -> bool:
+    """Whether a verdict says nothing about how often the value changes."""
+    return not verdict.volatility.evidenced
 
 
 def snake(name: str) -> str:
@@ -116,11 +147,39 @@ def classify_name(name: str) -> Verdict:
     candidates = [snake(name)]
     if len(parts) > 1:
         candidates += [snake(parts[0]), snake(parts[-1])]
+    fallback = UNKNOWN
     for candidate in candidates:
         for regex, verdict in NAME_RULES:
             if regex.match(candidate):
-                return Verdict(verdict.volatility, f"{verdict.reason} ({name!r})")
-    return DEFAULT
+                found = Verdict(verdict.volatility, f"{verdict.reason} ({name!r})")
+                if found.volatility.evidenced:
+                    return found
+                if fallback is UNKNOWN:
+                    fallback = found  # a switch: say so, unless another part of the name is evidence
+                break
+    return fallback
+
+
+# A name whose truth is its value: `{% if is_admin %}` flips with it.
+_FLAG_NAME = re.compile(r"^(.+_)?(show|include|use|enable|disable|with|hide|skip|add|has|is|allow|can|should|needs?)_.+$"
+                        r"|^.+_(enabled|disabled|on|off|flag|mode)$|^(verbose|debug|premium|admin|beta)$")
+
+
+def presence_test(tested: str, verdict: Verdict, body_names) -> Verdict:
+    """The class of `{% if x %}` / `{{#if x}}` where x is only tested for
+    being set. A value present on every request keeps the branch fixed,
+    whatever its own class, so the test is evidence of change only when the
+    name is a flag (its truth is its value) or the block shows the value
+    itself (`{% if memory %}Memory: {{ memory }}{% endif %}` is the memory
+    block). `body_names`: the inputs the branches read."""
+    if not verdict.volatility.evidenced or verdict.volatility <= Volatility.DEPLOY:
+        return verdict
+    root = re.split(r"[.\[]", tested, maxsplit=1)[0]
+    last = snake(re.split(r"[.\[\]]+", tested.strip("."))[-1])
+    if _FLAG_NAME.match(last) or any(re.split(r"[.\[]", n, maxsplit=1)[0] == root for n in body_names):
+        return verdict
+    return Verdict(Volatility.UNKNOWN, f"only tests whether {tested} is set, which nothing says changes "
+                                       f"(its value would be {verdict.volatility.label}: {verdict.reason})")
 
 
 def classify_call(func: str) -> Verdict | None:

@@ -35,12 +35,14 @@ SEVERITY_BY_CLASS = {
 
 
 def candidates(parts) -> Iterator[Slot]:
-    """Outermost slots that are not static, in prompt order; containers
-    (includes, macro calls) and static regions are looked into."""
+    """Outermost slots with evidence that they change, in prompt order;
+    containers (includes, macro calls), static regions and regions of
+    unknown volatility (text under an `if` whose condition nothing says
+    changes) are looked into."""
     for part in parts:
         if not isinstance(part, Slot):
             continue
-        if part.kind in CONTAINERS or part.volatility is Volatility.STATIC:
+        if part.kind in CONTAINERS or part.volatility <= Volatility.UNKNOWN:
             yield from candidates(part.children)
             yield from candidates(part.else_children)
         else:

@@ -92,9 +92,11 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     # simply not worth caching: no finding.
     if not any(s.stable * 2 >= s.minimum for s in found):
         return
-    # Warning when no selected model caches the prompt; info when others do.
+    # Always info: a prompt's size is a fact to know, not a layout fault to fix
+    # (the request around it, tools, history, may well reach the minimum), so
+    # it never fails a run on its own.
     never_cached = len(found) == len(ctx.models)  # engines skipped by `applies` do cache it
-    severity = Severity.WARNING if never_cached else Severity.INFO
+    severity = Severity.INFO
 
     models = " and ".join(f"{s.model.spec.key} ({s.stable:,} of {s.minimum:,} tokens, {s.short:,} short)"
                           for s in found)

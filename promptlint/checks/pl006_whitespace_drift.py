@@ -197,7 +197,7 @@ def _literal(parts: list[Part]) -> str | None:
 def whitespace_only(slot: Slot) -> str | None:
     """How a slot's output varies in whitespace alone ('branch', 'items',
     'value'), or None when its words vary (or it never varies)."""
-    if slot.volatility is Volatility.STATIC or slot.kind in CONTAINERS:
+    if slot.volatility <= Volatility.UNKNOWN or slot.kind in CONTAINERS:
         return None
     if slot.kind is SlotKind.EXPRESSION:
         outcomes = _blank_literals(slot.label)

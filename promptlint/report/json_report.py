@@ -6,11 +6,12 @@ ever added; a change of meaning bumps `schema_version`.
 from __future__ import annotations
 
 from promptlint import __version__
+from promptlint.analysis.prefix import unknown_inputs
 from promptlint.audit import AuditResult, ModelResult, PromptResult
 from promptlint.economics.providers import table_date
 from promptlint.ir import Scope, Span
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: unknown_inputs, if_unknown_vary_stable_prefix_tokens; unknowns held fixed
 
 
 def _location(span: Span | None) -> dict | None:
@@ -79,6 +80,10 @@ def _prompt(p: PromptResult) -> dict:
         }
         if spec in p.fixed:
             tokenizers[spec]["if_fixed_stable_prefix_tokens"] = {s.key: p.fixed[spec].stable(s.key) for s in Scope}
+        if any(a.scopes[s.key].if_unknown_vary is not None for s in Scope):
+            tokenizers[spec]["if_unknown_vary_stable_prefix_tokens"] = {
+                s.key: a.scopes[s.key].if_unknown_vary if a.scopes[s.key].if_unknown_vary is not None
+                else a.stable(s.key) for s in Scope}
     first = p.breaker
     return {
         "path": t.source.display_path,
@@ -87,6 +92,7 @@ def _prompt(p: PromptResult) -> dict:
         "model_in_file": t.model,
         "location": _location(t.span),
         "sections": [s.role for s in t.sections],
+        "unknown_inputs": unknown_inputs(t),
         "tokenizers": tokenizers,
         "first_breaker": _breaker(first) if first is not None else None,
         "cache_breaker": p.has_breaker,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from promptlint.audit import AuditResult, PromptResult
 from promptlint.economics.providers import table_date
-from promptlint.analysis.prefix import varying_slots
+from promptlint.analysis.prefix import unknown_inputs, varying_slots
 from promptlint.ir import Scope
 
 SCOPE_WORDS = {"global": "all users", "user": "per user", "session": "per session"}
@@ -61,6 +61,7 @@ def _headline(p: PromptResult) -> list[str]:
     lines = [f"{t.location()}  [{t.format}] {t.name}: {tokens(a.total_tokens)} tokens ({a.tokenizer})"]
     stable = ", ".join(f"{tokens(a.stable(s.key))} {SCOPE_WORDS[s.key]}" for s in Scope)
     lines.append(f"  stable prefix: {stable}")
+    lines += _unknown_line(p)
     sp = p.breaker
     if sp is None:
         lines.append("  nothing varies: the whole prompt is stable")
@@ -80,6 +81,19 @@ def _headline(p: PromptResult) -> list[str]:
     lines.append(f"  it throws away {tokens(p.tokens_lost)} stable tokens; with the volatile content{more} "
                  f"moved after the stable content, the stable prefix would be: {after}")
     return lines
+
+
+def _unknown_line(p: PromptResult) -> list[str]:
+    """The stable prefix if the inputs with no evidence changed per request."""
+    a = p.primary
+    bounds = {s.key: a.scopes[s.key].if_unknown_vary for s in Scope}
+    if all(b is None for b in bounds.values()):
+        return []
+    names = unknown_inputs(p.template)
+    shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    figures = ", ".join(f"{tokens(a.stable(k) if b is None else b)} {SCOPE_WORDS[k]}" for k, b in bounds.items())
+    return [f"  if the inputs with no evidence of their volatility ({shown}) changed per request: {figures} "
+            f"(held fixed above; declare them in [tool.promptlint.variables])"]
 
 
 def _verbose(p: PromptResult) -> list[str]:

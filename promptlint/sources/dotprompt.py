@@ -23,7 +23,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from promptlint.analysis.volatility import (
-    DEFAULT,
+    no_evidence,
+    presence_test,
     Verdict,
     classify_call,
     classify_name,
@@ -39,6 +40,7 @@ from promptlint.ir import (
     Span,
     Text,
     Volatility,
+    names_in,
 )
 from promptlint.sources.base import SourceContext, read_source
 from promptlint.sources.frontmatter import (
@@ -229,7 +231,7 @@ class _Handlebars:
             return max(found, key=lambda v: v.volatility), tuple(dict.fromkeys(names))
         if helper and params[0].kind == "path":
             by_name = classify_name(params[0].text)
-            if by_name is not DEFAULT:
+            if not no_evidence(by_name):
                 return by_name, ()
             return Verdict(V.STATIC, f"helper {params[0].text!r} with constant arguments"), ()
         return Verdict(V.STATIC, "constant expression"), ()
@@ -280,6 +282,8 @@ class _Handlebars:
         other = self._lower(block.inverse, scope, False)
         if name in ("if", "unless", "ifEquals", "unlessEquals"):
             verdict, names = self._verdict(args, hash_, scope)
+            if name in ("if", "unless") and len(args) == 1 and args[0].kind == "path" and len(names) == 1:
+                verdict = presence_test(names[0], verdict, names_in(body + other))
             return [self._region(label, SlotKind.CONDITIONAL, verdict, names, span, body, other)]
         verdict, names = self._verdict(params, hash_, scope, helper=True)
         return [self._container(label, SlotKind.CALL, verdict, names, span, body, other)]

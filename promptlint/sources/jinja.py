@@ -16,9 +16,11 @@ from pathlib import Path
 import jinja2
 from jinja2 import nodes
 
-from promptlint.analysis.volatility import FILTERS, SORTING_FILTERS, Verdict, classify_call, strftime_precision
+from promptlint.analysis.volatility import (
+    FILTERS, SORTING_FILTERS, Verdict, classify_call, presence_test, strftime_precision,
+)
 from promptlint.ir import (
-    Part, PromptTemplate, Section, Slot, SlotKind, SourceError, SourceFile, Span, Text, Volatility,
+    Part, PromptTemplate, Section, Slot, SlotKind, SourceError, SourceFile, Span, Text, Volatility, names_in,
 )
 from promptlint.sources.base import SourceContext, read_source
 
@@ -29,6 +31,8 @@ _BUILTINS = {"loop", "range", "dict", "namespace", "cycler", "joiner", "true", "
              "True", "False", "None", "varargs", "kwargs", "caller", "self", "super"}
 _ORDERLESS_METHODS = {"items", "keys", "values"}
 _STATIC = Verdict(Volatility.STATIC, "constant expression")
+MAX_MACRO_DEPTH = 8  # macro calls inlined inside each other
+MACRO_BUDGET = 20  # macro-body tokens inlined per token of the file, at most
 
 
 @dataclass
@@ -98,8 +102,11 @@ class _Builder:
         norm, self.norm_map = _normalized_map(text)
         self.index_map = index_map
         self.macros: dict[str, _Macro] = {}
+        self.expanding: list[str] = []  # macros being inlined, innermost last
+        self.expanded = 0  # tokens inlined from macro bodies so far
         self.blocks: dict[str, list[_Tok]] = {}
         self.toks = self._lex(norm)
+        self.budget = MACRO_BUDGET * (len(self.toks) + 100)
 
     # -- positions -------------------------------------------------------
     def offset(self, norm_offset: int) -> int:
@@ -303,9 +310,33 @@ class _Builder:
                              after, scope, else_body)
         elif closer == "else":
             else_body, _, _, after = self._skip_to(after, ("endif",), scope.child())
+        tested = self._tested(self._source(inner), scope)
+        if tested is not None:
+            verdict = presence_test(tested, verdict, names_in(body + else_body))
         out.append(Slot(f"if {self._source(inner)}", SlotKind.CONDITIONAL, verdict.volatility,
                         verdict.reason, block_span, names=names, children=body, else_children=else_body))
         return after
+
+    def _tested(self, source: str, scope: _Scope) -> str | None:
+        """The input a condition only tests for being set (`x`, `not x`,
+        `x is defined`, `x | length`), or None for any other condition."""
+        try:
+            node = _ENV.parse("{{ " + source + " }}").body[0].nodes[0]  # type: ignore[attr-defined]
+        except (jinja2.TemplateSyntaxError, IndexError, AttributeError):
+            return None
+        while True:
+            if isinstance(node, nodes.Not):
+                node = node.node
+            elif isinstance(node, nodes.Test) and node.name in ("defined", "undefined", "none", "true", "false"):
+                node = node.node
+            elif isinstance(node, nodes.Filter) and node.name in ("length", "count", "default", "d"):
+                node = node.node
+            else:
+                break
+        dotted = _dotted(node) if isinstance(node, (nodes.Name, nodes.Getattr)) else None
+        if dotted is None or scope.lookup(dotted.split(".", 1)[0]) is not None:
+            return None  # a name bound in the template (a loop item) is not an input
+        return dotted
 
     def _prev_block_begin(self, after: int) -> int:
         j = after - 1
@@ -351,17 +382,30 @@ class _Builder:
             args = list(call.args)
         except Exception:
             args = []
+        arg_verdicts = [self._verdict_of(arg, scope)[0] for arg in args]
+        self.expanded += len(macro.body)
+        if mname in self.expanding or len(self.expanding) >= MAX_MACRO_DEPTH or self.expanded > self.budget:
+            # a macro that calls itself (a tree renderer) or a chain of calls too deep
+            # to inline: its output is as volatile as its arguments, and not expanded
+            verdict = max(arg_verdicts, key=lambda v: v.volatility, default=_STATIC)
+            what = ("a recursive call" if mname in self.expanding else
+                    f"calls nested deeper than {MAX_MACRO_DEPTH}" if len(self.expanding) >= MAX_MACRO_DEPTH else
+                    "past the expansion budget, kept linear in the file's size")
+            return Slot(label, SlotKind.EXPRESSION, verdict.volatility,
+                        f"{verdict.reason} ({what} of macro {mname!r}, not expanded)", span)
         child = _Scope({}, scope)
-        for param, arg in zip(macro.params, args):
-            child.bindings[param] = self._verdict_of(arg, scope)[0]
+        for param, verdict in zip(macro.params, arg_verdicts):
+            child.bindings[param] = verdict
         for param in macro.params[len(args):]:
             child.bindings[param] = _STATIC
         saved = self.toks
         self.toks = macro.body
+        self.expanding.append(mname)
         try:
             body, _, _ = self._parts(0, child, stop=())
         finally:
             self.toks = saved
+            self.expanding.pop()
         verdict = _max_verdict(body)
         return Slot(label, SlotKind.CALL, verdict.volatility, verdict.reason, span, children=body)
 

@@ -11,12 +11,12 @@ from dataclasses import replace
 
 import libcst as cst
 
-from promptlint.analysis.volatility import DEFAULT, Verdict
+from promptlint.analysis.volatility import DEFAULT, Verdict, no_evidence
 from promptlint.ir import Slot, SlotKind
 from promptlint.sources.python_scope import INF, Binding, Frame, Scope, _dotted_name, _last_return
 from promptlint.sources.python_strings import Lit, decode_body
 from promptlint.sources.python_values import (
-    ClassV, ConstV, DictV, FuncV, ListV, LoopV, Opaque, Spread, StrV, literal_text, relabel, short, strongest,
+    ClassV, ConstV, DictV, FuncV, ListV, LoopV, Opaque, Spread, StrV, literal_text, named_by, relabel, short, strongest,
 )
 
 MAX_DEPTH = 8  # helper calls inlined inside each other
@@ -94,7 +94,7 @@ class Expressions:
                 text = literal_text(key) if isinstance(key, StrV) else None
                 name = f"{_dotted_name(node.value) or base.label}.{text}" if text and text.isidentifier() else None
                 verdict = self.ctx.variables.resolve(name) if name else DEFAULT
-                if verdict is DEFAULT or verdict.reason == DEFAULT.reason:
+                if no_evidence(verdict):
                     verdict = base.verdict
                 return Opaque(self.src(node), verdict, node, names=(name,) if name else base.names,
                               kind="name" if name else "expr", clock=base.clock)
@@ -255,9 +255,5 @@ class Expressions:
 
     def argument(self, param: str, node, scope: Scope, frame: Frame):
         value = self.eval(node, frame)
-        if isinstance(value, Opaque) and (value.verdict is DEFAULT or value.verdict.reason.endswith(DEFAULT.reason)):
-            own = self.ctx.variables.resolve(param)
-            if own is not DEFAULT:  # the argument says nothing; the parameter's name does
-                value = replace(value, verdict=Verdict(own.volatility, f"passed as {param}: {own.reason}"))
-        return value
+        return named_by(self.ctx, param, value)
 

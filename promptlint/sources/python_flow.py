@@ -60,7 +60,7 @@ from promptlint.sources.python_scope import (
 )
 from promptlint.sources.python_strings import decode_simple, split_prefix
 from promptlint.sources.python_values import (
-    ClassV, ConstV, DictV, FuncV, ListV, LoopV, Opaque, SetV, Spread, StrV, relabel, short, strongest,
+    ClassV, ConstV, DictV, FuncV, ListV, LoopV, Opaque, SetV, Spread, StrV, named_by, relabel, short, strongest,
 )
 
 V = Volatility
@@ -215,7 +215,9 @@ class Flow(Loops, Expressions, ToIR):
     # ------------------------------------------------------------ names
 
     def name(self, node: cst.Name, frame: Frame):
-        value = self.lookup(node.value, self.span(node)[0], frame, node)
+        # a value with no evidence of its own takes the evidence of the name it
+        # is read by (`budget_left = TOTAL - used`: the name says it is a counter)
+        value = named_by(self.ctx, node.value, self.lookup(node.value, self.span(node)[0], frame, node))
         if isinstance(value, Opaque) and value.node is not node and value.qual is None:
             return relabel(value, node.value, node)
         return self.entering(value, node)

@@ -22,7 +22,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from promptlint.analysis.volatility import DEFAULT, Verdict, classify_call, strftime_precision
+from promptlint.analysis.volatility import DEFAULT, Verdict, classify_call, no_evidence, strftime_precision
 from promptlint.ir import Volatility
 from promptlint.sources import python_strings as strs
 from promptlint.sources.python_strings import Lit
@@ -219,7 +219,7 @@ def value_attribute(flow, base: Opaque, attr: str, node, frame):
     dotted = _dotted_name(node)
     if dotted:
         verdict = flow.ctx.variables.resolve(strip_self(dotted))
-        if verdict is not DEFAULT and verdict.reason != DEFAULT.reason:
+        if not no_evidence(verdict):
             return Opaque(flow.src(node), verdict, node, names=(strip_self(dotted),), kind="name")
     return Opaque(flow.src(node), base.verdict, node, names=base.names, kind="name" if dotted else "expr")
 
@@ -313,9 +313,9 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
                                     "process restarts")
     else:
         verdict = _call_verdict(flow, strip_self(dotted))
-        if verdict is DEFAULT:
-            verdict = Verdict(V.REQUEST, f"returned by {short(flow.src(node.func))}(), which promptlint does not "
-                                         "follow: assumed to change per request (declare it in "
+        if no_evidence(verdict):
+            verdict = Verdict(V.UNKNOWN, f"returned by {short(flow.src(node.func))}(), which promptlint does not "
+                                         "follow: no evidence of how often it changes (declare it in "
                                          "[tool.promptlint.variables])")
     return Opaque(flow.src(node), verdict, node, names=(call_name(dotted),))
 
@@ -323,10 +323,6 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
 def _lc_from_template(qual: str) -> bool:
     parts = qual.split(".")
     return len(parts) >= 2 and parts[-1] == "from_template" and parts[-2] in LC_TEMPLATES
-
-
-def _no_evidence(verdict: Verdict) -> bool:
-    return verdict is DEFAULT or verdict.reason == DEFAULT.reason
 
 
 def _call_verdict(flow, dotted: str) -> Verdict:
@@ -342,12 +338,12 @@ def _call_verdict(flow, dotted: str) -> Verdict:
     last = dotted.rsplit(".", 1)[-1]
     for name in (last, call_name(last)):
         verdict = table.resolve(name)
-        if not _no_evidence(verdict):
+        if not no_evidence(verdict):
             return verdict
     root = dotted.split(".", 1)[0]
     if root != dotted:
         verdict = table.resolve(root)
-        if not _no_evidence(verdict) and verdict.volatility >= V.USER:
+        if not no_evidence(verdict) and verdict.volatility >= V.USER:
             return verdict
     return DEFAULT
 

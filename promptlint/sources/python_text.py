@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from promptlint.analysis.volatility import DEFAULT
+from promptlint.analysis.volatility import no_evidence
 from promptlint.sources import python_strings as strs
 from promptlint.sources.python_strings import Lit, merge
 from promptlint.sources.python_values import (
-    ConstV, DictV, ListV, LoopV, Opaque, SetV, Spread, StrV, literal_text, relabel,
+    ConstV, DictV, ListV, LoopV, Opaque, SetV, Spread, StrV, literal_text, named_by, relabel,
 )
 from promptlint.sources.slots import variable_slot
 
@@ -160,6 +160,8 @@ def render_fields(flow, text: StrV, scanner, args: list, kwargs: dict) -> list:
                 value = kwargs.get(root)
             if value is not None and rest:
                 value = _field_path(flow, value, rest, label)
+            if value is not None and root and not root.isdigit():
+                value = named_by(flow.ctx, root, value)
             if value is None:
                 out.append(variable_slot(root if root and not root.isdigit() else label, label,
                                          flow.file_span(*span), flow.ctx))
@@ -183,7 +185,7 @@ def _field_path(flow, value, rest: str, label: str):
 
         name = strip_self(value.label) + rest.replace("[", ".").replace("]", "")
         verdict = flow.ctx.variables.resolve(name)
-        if verdict is DEFAULT or verdict.reason == DEFAULT.reason:
+        if no_evidence(verdict):
             verdict = value.verdict
         return replace(value, label=label, verdict=verdict, names=(name,), clock=None)
     return Opaque(label, flow.verdict(value), value_node(value), names=flow.names_of(value))

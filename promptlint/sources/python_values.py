@@ -25,7 +25,7 @@ from typing import Any
 
 import libcst as cst
 
-from promptlint.analysis.volatility import Verdict
+from promptlint.analysis.volatility import Verdict, no_evidence
 from promptlint.ir import Volatility
 
 V = Volatility
@@ -101,6 +101,17 @@ class Opaque:
         if self.order and self.verdict.volatility < V.NONDETERMINISTIC:
             return Verdict(V.NONDETERMINISTIC, f"{self.order}, so identical requests can differ")
         return self.verdict
+
+
+def named_by(ctx, name: str, value):
+    """A value with no evidence of its own, passed under a name that is
+    evidence (`f(user_name=x)`, `"{user}".format(user=x)`), takes that
+    name's class; anything else is returned as it is."""
+    if isinstance(value, Opaque) and no_evidence(value.verdict):
+        own = ctx.variables.resolve(name)
+        if not no_evidence(own):
+            return replace(value, verdict=Verdict(own.volatility, f"passed as {name}: {own.reason}"))
+    return value
 
 
 @dataclass(eq=False)
