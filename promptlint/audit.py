@@ -81,6 +81,7 @@ class AuditResult:
     errors: list[SourceError] = field(default_factory=list)
     models: list[ModelSpec] = field(default_factory=list)
     files: int = 0
+    notes: list[str] = field(default_factory=list)  # why each file was read or skipped (-v)
 
 
 def select_models(config: Config, names: tuple[str, ...] | None = None) -> list[ModelSpec]:
@@ -96,6 +97,7 @@ def source_context(config: Config, display_root: Path | None = None) -> SourceCo
         # `promptlint diff` passes the base revision's copy of the working directory
         display_root=display_root or Path.cwd(),
         default_role=config.default_role,
+        dialects=config.dialects,
     )
 
 
@@ -145,29 +147,45 @@ def audit_template(template: PromptTemplate, models: list[ModelSpec], config: Co
     return PromptResult(template, analyses, results, fixed)
 
 
-def find_candidates(paths: list[Path], config: Config) -> list[Candidate]:
-    return Discovery(config.root, config.exclude, config.include).find(paths)
+def find_candidates(paths: list[Path], config: Config, notes: list[str] | None = None) -> list[Candidate]:
+    """The files to read under `paths`; `notes` (if given) gets one line per
+    file looked at: why it is read or skipped."""
+    discovery = Discovery(config.root, config.exclude, config.include)
+    found = discovery.find(paths)
+    if notes is not None:
+        ctx = source_context(config)
+        notes += [f"{ctx.display_path(c.path)}: read ({c.reason})" for c in found]
+        notes += [f"{ctx.display_path(s.path)}: skipped ({s.reason})" for s in discovery.skipped]
+    return found
 
 
 def load_templates(candidates: list[Candidate], config: Config, errors: list[SourceError],
                    display_root: Path | None = None,
-                   progress: Callable[[int, int], None] | None = None) -> Iterator[PromptTemplate]:
+                   progress: Callable[[int, int], None] | None = None,
+                   notes: list[str] | None = None) -> Iterator[PromptTemplate]:
     """Every prompt template in the candidate files, file by file; input
-    errors go to `errors` and the run goes on with the next file."""
+    errors go to `errors` and the run goes on with the next file. A file
+    with no prompt in it, or one taken only for what its text looked like
+    that turns out not to parse, is skipped with a line in `notes`."""
     ctx = source_context(config, display_root)
+    notes = notes if notes is not None else []
     for index, candidate in enumerate(candidates):
         try:
             templates = sources.load(candidate.path, candidate.format, ctx)
         except NotAPrompt as exc:
-            if candidate.explicit:
-                errors.append(exc)
+            notes.append(f"{exc.path}: skipped ({exc.message})")
             templates = []
         except SourceError as exc:
-            errors.append(exc)
+            if candidate.by_content:
+                notes.append(f"{exc.path}: skipped (taken for its content, but {exc})")
+            else:
+                errors.append(exc)
             templates = []
         except RecursionError:
             errors.append(SourceError(ctx.display_path(candidate.path), 1, "template nests too deeply to analyse"))
             templates = []
+        errors += ctx.diagnostics
+        ctx.diagnostics.clear()
         yield from templates
         if progress is not None:
             progress(index + 1, len(candidates))
@@ -176,9 +194,10 @@ def load_templates(candidates: list[Candidate], config: Config, errors: list[Sou
 def run_audit(paths: list[Path], config: Config, models: list[ModelSpec],
               progress: Callable[[int, int], None] | None = None,
               display_root: Path | None = None) -> AuditResult:
-    candidates = find_candidates(paths, config)
-    result = AuditResult(models=models, files=len(candidates))
-    for template in load_templates(candidates, config, result.errors, display_root, progress):
+    result = AuditResult(models=models)
+    candidates = find_candidates(paths, config, result.notes)
+    result.files = len(candidates)
+    for template in load_templates(candidates, config, result.errors, display_root, progress, result.notes):
         result.prompts.append(audit_template(template, models, config))
     return result
 
@@ -191,4 +210,5 @@ def merge_results(results: list[AuditResult]) -> AuditResult:
         merged.prompts += r.prompts
         merged.errors += r.errors
         merged.files += r.files
+        merged.notes += r.notes
     return merged

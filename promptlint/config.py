@@ -30,6 +30,7 @@ class Config:
     providers: tuple[str, ...] = DEFAULT_PROVIDERS
     exclude: tuple[str, ...] = ()
     include: tuple[str, ...] = ()
+    dialects: dict[str, str] = field(default_factory=dict)  # glob -> template style
     variables: dict[str, Volatility] = field(default_factory=dict)
     samples: dict[str, tuple[str, ...]] = field(default_factory=dict)
     traffic: Traffic = field(default_factory=Traffic)
@@ -112,6 +113,13 @@ def from_table(table: dict, path: Path | None, root: Path) -> Config:
             cfg.exclude = cfg.exclude + _strings(value, shown, key)
         elif key == "include":
             cfg.include = _strings(value, shown, key)
+        elif key == "dialects":
+            from promptlint.sources.placeholders import STYLES
+
+            _expect(isinstance(value, dict), shown, key, 'expected a table of "glob" = "style"')
+            for glob, style in value.items():
+                _expect(style in STYLES, shown, f"{key}.{glob}", f"expected one of: {', '.join(STYLES)}")
+            cfg.dialects = dict(value)
         elif key == "variables":
             cfg.variables, cfg.samples = _variables(value, shown)
         elif key == "traffic":
@@ -156,7 +164,14 @@ def find_config(start: Path) -> tuple[dict, Path | None]:
             return _load(own), own
         pyproject = folder / "pyproject.toml"
         if pyproject.is_file():
-            table = _load(pyproject).get("tool", {}).get("promptlint")
+            try:
+                table = _load(pyproject).get("tool", {}).get("promptlint")
+            except ConfigError:
+                # a pyproject.toml that is not TOML (a project template's, full of
+                # {{ placeholders }}) holds no config of ours unless it says so
+                if "[tool.promptlint" in pyproject.read_text(encoding="utf-8", errors="replace"):
+                    raise
+                table = None
             if table is not None:
                 return table, pyproject
     return {}, None

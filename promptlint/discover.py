@@ -1,18 +1,43 @@
-"""Which files are prompts: default patterns, `.gitignore` and config excludes.
+"""Which files are prompts: by convention, by name and folder, by content,
+and inside configuration; `.gitignore` and config excludes apply.
 
-A file named on the command line is always read (unless config excludes it,
-as ruff's --force-exclude does for pre-commit); folders are walked for the
-default prompt patterns only, so a data YAML next to the prompts is not
-mistaken for one.
+Cheap checks come first, so a whole repository is fast to walk: the file's
+name and extension, then (for names that could hold a prompt) a look at its
+first bytes, and only then a parser, in the reader. Every file a walk looks
+at gets a reason, taken or skipped, which `-v` prints.
+
+- By convention, always: `*.j2`/`*.jinja`/`*.jinja2` (not `*.html.j2` and the
+  like, which template other formats), `*.prompty`, `*.prompt`,
+  `*.messages.*`, `*.anthropic.*`, `*.prompt.md`/`.txt`, `*.py`, and every
+  text, Markdown, YAML or JSON file under a `prompts/` folder.
+- By name or folder: Markdown, text and template files (`.md`, `.txt`,
+  `.tmpl`, `.template`, `.mustache`, extensionless ...) whose name says
+  prompt (`system*`, `*prompt*`, `*instructions*`, `persona`, `AGENTS.md`,
+  `SKILL.md`), or that sit in a prompt-ish folder (`templates/`, `agents/`,
+  `skills/`, `personas/`) and read as instructions.
+- By content: any other such file whose text has template placeholders and
+  reads as instructions to a model.
+- Configuration: YAML, JSON and TOML files whose text has prompt-bearing
+  keys (`system_prompt`, `instructions`, `prompt`, `template`, `*_prompt`,
+  `*_template`, `backstory`, `messages`) or, under a prompt-ish name or
+  folder, long instruction-like values; sources/config_prompts.py reads the
+  values.
+
+A file named on the command line goes through the same checks; one that is
+not a prompt is skipped with a note (pre-commit passes every text file).
+Config excludes apply to named files too, as ruff's --force-exclude does.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pathspec
+
+from promptlint.sniff import directive_score, has_placeholders, reads_as_instructions
 
 # Patterns (gitignore syntax) of files that are prompts wherever they are.
 PROMPT_PATTERNS = (
@@ -26,42 +51,174 @@ PROMPT_PATTERNS = (
 PROMPT_FOLDER_PATTERNS = ("**/prompts/**/*.txt", "**/prompts/**/*.md", "**/prompts/**/*.yaml",
                           "**/prompts/**/*.yml", "**/prompts/**/*.json")
 SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache",
-             ".pytest_cache", ".ruff_cache", "site-packages", "dist", "build"}
+             ".pytest_cache", ".ruff_cache", "site-packages"}
+# Build outputs, skipped where a project's root holds them (`features/build/`
+# deeper in a tree is source).
+OUTPUT_DIRS = {"dist", "build"}
+_PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg", "package.json", "Makefile", "Cargo.toml", "go.mod", ".git")
 # Jinja partials are prompts in their own right only through includes.
 PARTIAL_DIRS = {"partials", "_partials", "includes", "_includes", "layouts", "_layouts"}
 
+JINJA_SUFFIXES = (".j2", ".jinja", ".jinja2")
+TEXT_SUFFIXES = {".md", ".markdown", ".mdx", ".mdc", ".txt", ".text", ".tmpl", ".tpl", ".template", ".mustache",
+                 ".hbs", ".handlebars", ""}
+DATA_SUFFIXES = {".json", ".yaml", ".yml", ".toml"}
+# `x.html.j2`, `x.conf.jinja`: Jinja that templates another format, not a prompt.
+_OTHER_FORMATS = {".html", ".htm", ".xml", ".svg", ".css", ".js", ".ts", ".sh", ".bash", ".conf", ".cfg", ".ini",
+                  ".service", ".py", ".sql", ".tf", ".hcl", ".yaml", ".yml", ".json", ".toml", ".env", ".rst",
+                  ".tex", ".csv", ".properties", ".nginx", ".j2"}
+# Files that are never prompts, whatever they contain.
+_NEVER = re.compile(r"^(readme|changelog|changes|history|news|license|licence|copying|notice|authors|contributors|"
+                    r"contributing|code_of_conduct|codeowners|funding|citation|release_notes)(\.(md|markdown|rst|txt|adoc|cff))?$|^(package(-lock)?|tsconfig.*|jsconfig|"
+                    r"composer|renovate|lerna|nx|turbo|vercel|netlify|tslint|eslint.*|\.?babelrc|app|manifest|"
+                    r"firebase|pnpm-lock|yarn|deno|bun|pyrightconfig|mkdocs|codecov|docker-compose.*|compose|"
+                    r"environment|pyproject|poetry|pdm|uv|cargo|pubspec|\.pre-commit-.*|\.?readthedocs|"
+                    r"mypy|setup|tox|pixi|conda|meta|chart|values|kustomization|openapi.*|swagger.*)"
+                    r"\.(json|ya?ml|toml|lock)$", re.IGNORECASE)
+# Folders whose text files are documentation, not prompts: only convention
+# and name matches are taken there.
+_DOC_DIRS = {"docs", "doc", "documentation", "site", "website", "wiki", "man", "changelog", "changelogs",
+             "examples_output", "test-results", "fixtures_output", "licenses", "third_party", "vendor"}
+# A name that says the file is a prompt.
+_PROMPT_NAME = re.compile(
+    r"(^|[_\-.\s])(system|sys|prompts?|preprompts?|instructions?|persona|personas|soul|jailbreak|"
+    r"agents?|skill|meta[_\-]?prompt)([_\-.\s]|$)|prompt|instruction|^(claude|gemini|agents|skill|copilot)\.md$",
+    re.IGNORECASE)
+# Folders whose instruction-like files are prompts.
+_PROMPT_DIRS = {"prompts", "prompt", "preprompts", "system_prompts", "templates", "template", "agents", "agent",
+                "skills", "personas", "persona", "instructions", "patterns", "roles", "chains", "tasks"}
+_PROMPT_DIR_WORD = re.compile(r"prompt", re.IGNORECASE)
+
+# A prompt-bearing key in YAML, JSON or TOML text (sources/config_prompts.py has the full rule).
+CONFIG_KEY = re.compile(
+    r"""(?im)^[ \t-]*["']?(?:[\w\-]*(?:prompt|template|instruction|system_message|backstory|persona)s?[\w\-]*|"""
+    r"""messages|system|goal|role|description)["']?[ \t]*[:=]""")
+SNIFF_BYTES = 65_536
+
+
+def _suffix(path: Path) -> str:
+    name = path.name.lower()
+    if name.startswith(".") and name.count(".") == 1:
+        return ""  # .bashrc-like: no suffix
+    return path.suffix.lower()
+
 
 def format_for(path: Path) -> str | None:
-    """The source format of a file from its name."""
+    """The source format of a file from its name (None: not a kind of file
+    promptlint reads)."""
     name = path.name.lower()
-    suffix = path.suffix.lower()
-    if suffix in (".j2", ".jinja", ".jinja2"):
+    suffix = _suffix(path)
+    if suffix in JINJA_SUFFIXES:
         return "jinja"
     if suffix == ".prompty":
         return "prompty"
     if suffix == ".prompt":
         return "dotprompt"
-    if suffix in (".json", ".yaml", ".yml"):
+    if suffix in DATA_SUFFIXES:
         return "messages"
-    if suffix in (".txt", ".md") or name.endswith((".prompt.txt", ".prompt.md")):
-        return "text"
     if suffix == ".py":
         return "python"
+    if suffix in TEXT_SUFFIXES or name.endswith((".prompt.txt", ".prompt.md")):
+        return "text"
     return None
+
+
+def may_hold_prompt(rel: str) -> bool:
+    """A cheap test on a repository path alone: could the file be a prompt
+    (its kind of file is one promptlint reads, and nothing rules it out)?
+    Used to choose what to read from git before discovery looks closer."""
+    path = Path(rel)
+    return format_for(path) is not None and not _NEVER.match(path.name)
 
 
 @dataclass
 class Candidate:
     path: Path
     format: str
-    explicit: bool  # named on the command line (errors if not a prompt) or found by walking
+    explicit: bool  # named on the command line, or found by walking
+    reason: str = ""  # why it was taken (printed by -v)
+    by_content: bool = False  # taken for what its text looks like: a parse failure is a skip, not an error
 
 
+@dataclass
+class Skip:
+    path: Path
+    reason: str
+
+
+def _read_head(path: Path) -> str | None:
+    """The start of a file as text, or None for a binary or unreadable one
+    (the reader reports those for files it is asked to read)."""
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(SNIFF_BYTES)
+    except OSError:
+        return None
+    if b"\x00" in data[:8192]:
+        return None
+    return data.decode("utf-8", errors="replace")
+
+
+def classify(path: Path, rel_parts: tuple[str, ...], prompts_spec: pathspec.GitIgnoreSpec, rel: str,
+             explicit: bool) -> tuple[str | None, str, bool]:
+    """(format or None, why, taken for its content) for one file.
+    `rel_parts`: the folders above it (relative to the walk's root, or the
+    path as given for a named file)."""
+    name = path.name
+    lower = name.lower()
+    fmt = format_for(path)
+    if fmt is None:
+        return None, "not a kind of file promptlint reads", False
+    if prompts_spec.match_file(rel):
+        return fmt, "prompt file by convention or [tool.promptlint] include", False
+    if _NEVER.match(lower):
+        return None, "a project file (README, licence, package manifest ...), never a prompt", False
+    folders = {p.lower() for p in rel_parts}
+    if fmt == "jinja":
+        inner = Path(path.stem).suffix.lower()
+        if inner in _OTHER_FORMATS:
+            return None, f"Jinja template of a {inner} file, not a prompt", False
+        return fmt, "Jinja template", False
+    if fmt in ("prompty", "dotprompt", "python"):
+        return fmt, "prompt file by convention", False
+    named = bool(_PROMPT_NAME.search(path.stem if fmt != "text" else name))
+    in_prompt_dir = bool(folders & _PROMPT_DIRS) or any(_PROMPT_DIR_WORD.search(p) for p in folders)
+    in_docs = bool(folders & _DOC_DIRS)
+    head = _read_head(path)
+    if head is None:
+        return (fmt, "named on the command line", False) if explicit else (None, "binary or unreadable", False)
+    if fmt == "messages":
+        if CONFIG_KEY.search(head):
+            return fmt, "data file with prompt-bearing keys", True
+        if (named or in_prompt_dir) and reads_as_instructions(head):
+            return fmt, "data file in a prompt folder or with a prompt name, with instruction-like text", True
+        return None, "data file without prompt-bearing keys", False
+    # Markdown, text and template files
+    if named and not in_docs:
+        return fmt, "its name says it is a prompt", False
+    score = directive_score(head)
+    placeholders = has_placeholders(head)
+    if in_prompt_dir and not in_docs and (score >= 2 or placeholders and score >= 1):
+        return fmt, "in a prompt folder and reads as instructions", True
+    if placeholders and score >= 3 and not in_docs:
+        return fmt, "has template placeholders and reads as instructions", True
+    if explicit and (placeholders or score >= 3):
+        return fmt, "named on the command line, has placeholders or reads as instructions", True
+    return None, "text that does not read as a prompt (no placeholders and instructions together)", False
+
+
+@dataclass
 class Discovery:
-    def __init__(self, root: Path, exclude: tuple[str, ...] = (), include: tuple[str, ...] = ()):
-        self.root = root.resolve()
-        self.exclude = pathspec.GitIgnoreSpec.from_lines(exclude)
-        self.prompts = pathspec.GitIgnoreSpec.from_lines(PROMPT_PATTERNS + PROMPT_FOLDER_PATTERNS + include)
+    root: Path
+    exclude: tuple[str, ...] = ()
+    include: tuple[str, ...] = ()
+    skipped: list[Skip] = field(default_factory=list)
+
+    def __post_init__(self):
+        self.root = self.root.resolve()
+        self.exclude_spec = pathspec.GitIgnoreSpec.from_lines(self.exclude)
+        self.prompts = pathspec.GitIgnoreSpec.from_lines(PROMPT_PATTERNS + PROMPT_FOLDER_PATTERNS
+                                                         + tuple(self.include))
 
     def _rel(self, path: Path) -> str:
         try:
@@ -70,23 +227,34 @@ class Discovery:
             return path.as_posix()
 
     def excluded(self, path: Path) -> bool:
-        return self.exclude.match_file(self._rel(path))
+        return self.exclude_spec.match_file(self._rel(path))
 
     def find(self, paths: list[Path]) -> list[Candidate]:
         found: list[Candidate] = []
         seen: set[Path] = set()
         for path in paths:
             if path.is_dir():
-                for file in self._walk(path):
+                for file, fmt, why, by_content in self._walk(path):
                     key = file.resolve()
                     if key not in seen:
                         seen.add(key)
-                        found.append(Candidate(file, format_for(file) or "text", False))
-            elif not self.excluded(path):
+                        found.append(Candidate(file, fmt, False, why, by_content))
+            elif self.excluded(path):
+                self.skipped.append(Skip(path, "excluded by config"))
+            else:
                 key = path.resolve()
-                if key not in seen:
-                    seen.add(key)
-                    found.append(Candidate(path, format_for(path) or "unknown", True))
+                if key in seen:
+                    continue
+                seen.add(key)
+                if not path.exists() or not path.is_file():
+                    found.append(Candidate(path, format_for(path) or "unknown", True, "named on the command line"))
+                    continue
+                rel = self._rel(path)
+                fmt, why, by_content = classify(path, tuple(Path(rel).parts[:-1]), self.prompts, rel, True)
+                if fmt is None:
+                    self.skipped.append(Skip(path, why))
+                else:
+                    found.append(Candidate(path, fmt, True, why, by_content))
         return found
 
     def _walk(self, top: Path):
@@ -106,15 +274,24 @@ class Discovery:
                         return True
                 return self.excluded(p)
 
+            project_root = any((here / f).exists() for f in _PROJECT_FILES) if OUTPUT_DIRS & set(dirs) else False
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")
-                             and d not in PARTIAL_DIRS and not ignored(here / d, True))
+                             and d not in PARTIAL_DIRS and not (project_root and d in OUTPUT_DIRS)
+                             and not ignored(here / d, True))
+            rel_parts = here.relative_to(top).parts
             for name in sorted(files):
                 file = here / name
-                rel = file.relative_to(top).as_posix()
-                if not (self.prompts.match_file(rel) or self.prompts.match_file(self._rel(file))):
+                if file.is_symlink() and not file.is_file():
                     continue
-                if not ignored(file, False):
-                    yield file
+                rel = file.relative_to(top).as_posix()
+                if ignored(file, False):
+                    continue
+                spec_rel = rel if self.prompts.match_file(rel) else self._rel(file)
+                fmt, why, by_content = classify(file, rel_parts, self.prompts, spec_rel, False)
+                if fmt is None:
+                    self.skipped.append(Skip(file, why))
+                else:
+                    yield file, fmt, why, by_content
 
     def _parent_gitignores(self, top: Path) -> list[tuple[Path, pathspec.GitIgnoreSpec]]:
         """`.gitignore` files above `top` up to the repository root also apply."""

@@ -118,7 +118,9 @@ def test_bad_input_one_line_each_and_the_rest_audited(tmp_path):
                 expected[f"tests/data/bad/{path}"] = int(fault_line)
     errors = {e["path"]: e["line"] for e in report["errors"]}
     assert errors == expected
-    assert [p["path"] for p in report["prompts"]] == ["tests/data/bad/good-neighbour.j2"]
+    # the body under front matter that does not load is still checked; the others are not prompts
+    assert sorted(p["path"] for p in report["prompts"]) == ["tests/data/bad/broken-front-matter.prompty",
+                                                           "tests/data/bad/good-neighbour.j2"]
     stderr_lines = [l for l in result.stderr.splitlines() if l]
     assert len(stderr_lines) == len(expected)
     for path, line in expected.items():

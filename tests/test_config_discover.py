@@ -75,9 +75,14 @@ def test_discovery_patterns_gitignore_and_excludes(tmp_path):
     assert all(not c.explicit for c in found)
 
 
-def test_explicit_files_are_read_unless_excluded(tmp_path):
-    a = write(tmp_path, "notes.txt")
+def test_explicit_files_are_read_unless_excluded_or_not_prompts(tmp_path):
+    a = write(tmp_path, "system.txt")
     b = write(tmp_path, "legacy/old.j2")
-    found = Discovery(tmp_path, exclude=("legacy/",)).find([a, b])
-    assert [c.path for c in found] == [a]
+    c = write(tmp_path, "notes.txt")  # pre-commit passes every text file: one that is not a prompt is skipped
+    discovery = Discovery(tmp_path, exclude=("legacy/",))
+    found = discovery.find([a, b, c])
+    assert [f.path for f in found] == [a]
     assert found[0].explicit and found[0].format == "text"
+    assert [(s.path, s.reason) for s in discovery.skipped] == [
+        (b, "excluded by config"),
+        (c, "text that does not read as a prompt (no placeholders and instructions together)")]

@@ -437,10 +437,12 @@ def test_mismatched_closer(tmp_path, ctx):
     assert e.message == "'{{/each}}' does not match '{{#if a}}' opened at line 4:1"
 
 
-def test_stray_else_and_closer(tmp_path, ctx):
-    assert error(tmp_path, body("a {{else}}"), ctx).message == "{{else}} outside a block"
-    e = error(tmp_path, body("a\n{{/if}}"), ctx)
-    assert (e.line, e.message) == (5, "'{{/if}}' closes a block that was never opened")
+def test_stray_else_and_closer_are_reported_and_the_rest_read(tmp_path, ctx):
+    t = read(tmp_path, body("a {{else}}\n{{/if}}\n{{now}}"), ctx)
+    first, second = ctx.diagnostics
+    assert first.message == "{{else}} outside a block"
+    assert (second.line, second.message) == (5, "'{{/if}}' closes a block that was never opened")
+    assert [s.label for s in t.slots()] == ["{{now}}"]
 
 
 def test_unclosed_tag_and_comment(tmp_path, ctx):
@@ -450,14 +452,20 @@ def test_unclosed_tag_and_comment(tmp_path, ctx):
     assert (e.line, e.message) == (5, "unclosed comment")
 
 
-def test_unsupported_partial_block(tmp_path, ctx):
-    e = error(tmp_path, body("{{#> layout}}x{{/layout}}"), ctx)
-    assert e.message == "partial blocks ({{#> name}}) are not supported" and e.line == 4
+def test_partial_blocks_and_inline_decorators_are_read(tmp_path, ctx):
+    """Handlebars accepts both, so promptlint must: a partial block keeps
+    its body (the fallback), an inline decorator prints nothing."""
+    t = read(tmp_path, body('{{#*inline "row"}}r{{/inline}}{{#> layout}}x {{now}}{{/layout}}'), ctx)
+    (block,) = t.sections[0].parts
+    assert block.kind is SlotKind.CALL and [s.label for s in t.slots()] == ["{{#> layout}}", "{{now}}"]
+    assert ctx.diagnostics == []
 
 
-def test_front_matter_error_line(tmp_path, ctx):
-    e = error(tmp_path, "---\nmodel: m\ninput:\n  schema: [a\n---\nHi", ctx)
+def test_front_matter_error_line_and_the_body_is_still_read(tmp_path, ctx):
+    t = read(tmp_path, "---\nmodel: m\ninput:\n  schema: [a\n---\nHi {{now}}", ctx)
+    (e,) = ctx.diagnostics
     assert e.line == 5 and e.message.startswith("front matter: ")
+    assert [s.label for s in t.slots()] == ["{{now}}"]  # the body after it is still checked
 
 
 # -- as a fragment -------------------------------------------------------------------------------

@@ -355,7 +355,7 @@ def test_not_a_message_file(tmp_path, src):
     with pytest.raises(SourceError) as info:
         load(tmp_path, "ci.yaml", src)
     assert info.value.line == 1
-    assert info.value.message == "not a message file: expected 'messages', 'system' or 'input'"
+    assert info.value.message.startswith("no prompt found: not a message file ('messages', 'system' or 'input')")
     assert isinstance(info.value, NotAPrompt)  # skipped when found by walking a tree
 
 

@@ -224,7 +224,7 @@ def test_forced_styles(ctx):
     assert [p.label for p in slots(formatted)] == ["{y}"]
     assert [p.text for p in formatted if isinstance(p, Text)][:3] == ["{", "x", "}"]
     with pytest.raises(ValueError):
-        parse_template_string("x", file, None, ctx, "mustache")
+        parse_template_string("x", file, None, ctx, "cobol")
 
 
 def test_file_level_fallback_to_format(tmp_path, ctx):

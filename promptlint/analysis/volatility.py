@@ -140,6 +140,10 @@ def snake(name: str) -> str:
     return re.sub(r"[^a-zA-Z0-9]+", "_", name).strip("_").lower()
 
 
+_SHAPE_SUFFIX = re.compile(r"(?<=[a-z0-9])_(section|sections|block|blocks|list|text|str|string|info|part|parts|"
+                           r"snippet|md|markdown|html|json|yaml|xml|prompt)$")
+
+
 def classify_name(name: str) -> Verdict:
     """Volatility from a variable name alone. Dotted names (`user.name`) are
     tried whole, then by their root (`user`), then by their last attribute."""
@@ -147,6 +151,9 @@ def classify_name(name: str) -> Verdict:
     candidates = [snake(name)]
     if len(parts) > 1:
         candidates += [snake(parts[0]), snake(parts[-1])]
+    # `sources_section`, `history_block`, `tools_list`: the suffix says how the
+    # value is laid out, the name before it what it is
+    candidates += [c[: -len(m.group(0))] for c in list(candidates) if (m := _SHAPE_SUFFIX.search(c))]
     fallback = UNKNOWN
     for candidate in candidates:
         for regex, verdict in NAME_RULES:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pathspec
+
 from promptlint.analysis.volatility import VariableTable
 from promptlint.ir import SourceError, SourceFile
 
@@ -25,12 +27,30 @@ class SourceContext:
     default_role: str = "system"  # role of a plain template with no role markers
     max_file_bytes: int = MAX_FILE_BYTES
     max_include_depth: int = MAX_INCLUDE_DEPTH
+    # [tool.promptlint.dialects]: glob -> template style for the files it matches
+    dialects: dict[str, str] = field(default_factory=dict)
+    # input errors that did not stop a file's reading (a front matter that does
+    # not parse, above a body that does): reported, and the body still checked
+    diagnostics: list[SourceError] = field(default_factory=list)
 
     def display_path(self, path: Path) -> str:
         try:
             return str(path.resolve().relative_to((self.display_root or self.root).resolve()))
         except ValueError:
             return str(path)
+
+
+    def dialect_for(self, path: Path) -> str:
+        """The template style config sets for a file, else "auto" (sniffed)."""
+        if self.dialects:
+            try:
+                rel = path.resolve().relative_to(self.root.resolve()).as_posix()
+            except ValueError:
+                rel = path.as_posix()
+            for pattern, style in self.dialects.items():
+                if pathspec.GitIgnoreSpec.from_lines([pattern]).match_file(rel):
+                    return style
+        return "auto"
 
 
 def read_source(path: Path, ctx: SourceContext) -> SourceFile:

@@ -112,7 +112,7 @@ class _Handlebars:
                  base_dirs: tuple[Path, ...], stack: tuple[Path, ...]):
         self.file, self.src, self.index_map, self.ctx = file, src, index_map, ctx
         self.base_dirs, self.stack = base_dirs, stack
-        self.parser = Parser(src, self.err, lambda pos: self.span(pos, pos).line_col)
+        self.parser = Parser(src, self.err, lambda pos: self.span(pos, pos).line_col, ctx.diagnostics.append)
 
     def span(self, a: int, b: int) -> Span:
         return span_of(self.file, self.index_map, a, b)
@@ -258,6 +258,14 @@ class _Handlebars:
         name = params[0].text
         args = params[1:]
         label, span = self.label(opener), self.span(opener.start, block.close.end)
+        if opener.special == "decorator":  # {{#*inline "name"}}: defines a partial, prints nothing here
+            return []
+        if opener.special == "partial":
+            # {{#> layout}}body{{/layout}}: the partial is not followed; its block
+            # (the fallback Handlebars renders when the partial does not exist) is
+            body = self._lower(block.program, scope, False)
+            return [self._container(label, SlotKind.CALL, Verdict(V.STATIC, f"partial block {name!r}"), (),
+                                    span, body, [])]
         if opener.kind == "inverse":  # {{^x}}...{{/x}}: shown when x is empty
             verdict, names = self._verdict(params, hash_, scope)
             body = self._lower(block.program, scope, False)
@@ -357,7 +365,7 @@ class _Handlebars:
         pfile = read_source(path, self.ctx)
         inner = _Handlebars(pfile, pfile.text, None, self.ctx, (path.parent, *self.base_dirs),
                             (*self.stack, resolved))
-        _, start, end = _split(pfile)
+        _, start, end = _split(pfile, self.ctx)
         body = inner.run(start, end, [*scope, frame], top=False)
         own = Verdict(V.STATIC, f"partial {name!r} ({pfile.display_path})")
         return self._container(label, SlotKind.INCLUDE, own, (), span, body, [])
@@ -399,10 +407,11 @@ def _reads_key(params: list[Expr], hash_: dict[str, Expr], depth: int) -> bool:
     return False
 
 
-def _split(file: SourceFile) -> tuple[dict | None, int, int]:
+def _split(file: SourceFile, ctx: SourceContext) -> tuple[dict | None, int, int]:
     """(front matter, body start, body end): the body is trimmed, as
-    dotprompt does, when there is front matter."""
-    data, _, body_start = split_front_matter(file, allow_header=True)
+    dotprompt does, when there is front matter (front matter that does not
+    load is reported, and the body still read)."""
+    data, _, body_start = split_front_matter(file, allow_header=True, diagnostics=ctx.diagnostics)
     end = len(file.text)
     if data is None:
         return None, 0, end
@@ -464,7 +473,7 @@ def parse_handlebars_fragment(text: str, file: SourceFile, index_map: list[int] 
 
 def read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
     """One `.prompt` file is one prompt named after the file."""
-    data, start, end = _split(file)
+    data, start, end = _split(file, ctx)
     declared = dotprompt_inputs(data, file)
     fctx = replace(ctx, variables=declared.table(ctx.variables))
     default_role = str(promptlint_options(data).get("default_role") or "user")

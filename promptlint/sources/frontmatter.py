@@ -33,14 +33,19 @@ def has_front_matter(file: SourceFile) -> bool:
     return _OPEN.match(file.text) is not None
 
 
-def split_front_matter(file: SourceFile, *, allow_header: bool = False) -> tuple[dict | None, int, int]:
+def split_front_matter(file: SourceFile, *, allow_header: bool = False,
+                       diagnostics: list | None = None) -> tuple[dict | None, int, int]:
     """(data, yaml_start, body_start) for a file that may open with front
     matter. Without it: (None, 0, 0). Empty front matter gives {}.
     `allow_header`: blank and `#` comment lines may come first (dotprompt
     allows a license header there; it is not part of the body).
 
     `data` is a ruamel CommentedMap (a dict): `data.lc.key(k)` and
-    `data.lc.value(k)` are 0-based (line - 1, col - 1) in the file."""
+    `data.lc.value(k)` are 0-based (line - 1, col - 1) in the file.
+
+    With `diagnostics`, front matter that does not load is reported there
+    and read as empty, so the body after it is still checked; without it,
+    the error is raised."""
     header = _HEADER.match(file.text).end() if allow_header else 0
     opener = _OPEN.match(file.text, header)
     if opener is None:
@@ -51,7 +56,13 @@ def split_front_matter(file: SourceFile, *, allow_header: bool = False) -> tuple
         line = file.position(opener.start())[0]
         raise SourceError(file.display_path, line, "front matter: no closing '---' line")
     body_start = close.end()
-    data = load_yaml(file, yaml_start, close.start())
+    try:
+        data = load_yaml(file, yaml_start, close.start())
+    except SourceError as exc:
+        if diagnostics is None:
+            raise
+        diagnostics.append(exc)
+        data = {}
     return data, yaml_start, body_start
 
 

@@ -35,6 +35,9 @@ class Token:
     text: str | None = None  # a text token rendered differently from its source (`\{{`)
     strip_left: bool = False
     strip_right: bool = False
+    # `{{#> layout}}` (a partial block: the partial, with the body as its
+    # fallback) or `{{#*inline "x"}}` (a decorator: defines, prints nothing)
+    special: str = ""
 
 
 class Lexer:
@@ -114,10 +117,8 @@ class Lexer:
             return tok
         sigil, rest = body[0], body[1:].strip()
         if sigil == "#":
-            if rest.startswith(">"):
-                raise self.err(j, "partial blocks ({{#> name}}) are not supported")
-            if rest.startswith("*"):
-                raise self.err(j, "decorators ({{#*inline}}) are not supported")
+            if rest[:1] in (">", "*"):
+                tok.special, rest = ("partial" if rest[0] == ">" else "decorator"), rest[1:].strip()
             tok.kind, tok.body = "open", rest
         elif sigil == "^":
             tok.kind, tok.body = ("inverse", rest) if rest else ("else", "")
@@ -331,19 +332,25 @@ def head(tok: Token) -> str:
 class Parser:
     """Builds the block tree of src[start:end]; every node keeps its offsets."""
 
-    def __init__(self, src: str, err: ErrorAt, position: PositionOf):
-        self.src, self.err, self.position = src, err, position
+    def __init__(self, src: str, err: ErrorAt, position: PositionOf, report=None):
+        """`report`: where an error that need not stop the parse goes (a closer
+        with no opener is reported there and skipped); without it, raised."""
+        self.src, self.err, self.position, self.report = src, err, position, report
 
     def label(self, tok: Token) -> str:
         return self.src[tok.start : tok.end]
 
     def parse(self, start: int, end: int) -> list[Node]:
         toks = tokenize(self.src, start, end, self.err)
-        program, _, stop = self._program(toks, 0)
-        if stop is not None:
+        program, n, stop = self._program(toks, 0)
+        while stop is not None:
             what = "{{else}} outside a block" if stop.kind == "else" else \
                 f"'{self.label(stop)}' closes a block that was never opened"
-            raise self.err(stop.start, what)
+            if self.report is None:
+                raise self.err(stop.start, what)
+            self.report(self.err(stop.start, what))
+            more, n, stop = self._program(toks, n + 1)
+            program += more
         return program
 
     def expr(self, tok: Token) -> tuple[list[Expr], dict[str, Expr], list[str]]:

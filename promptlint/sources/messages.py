@@ -45,7 +45,8 @@ except ImportError:  # pragma: no cover
 
 OPENAI = "messages-openai"
 ANTHROPIC = "messages-anthropic"
-NOT_MESSAGES = "not a message file: expected 'messages', 'system' or 'input'"
+NO_PROMPTS = ("no prompt found: not a message file ('messages', 'system' or 'input'), and no value under a "
+              "prompt-bearing key or reading as a prompt")
 
 _STR_TAG = "tag:yaml.org,2002:str"
 _MAP_TAG = "tag:yaml.org,2002:map"
@@ -654,13 +655,50 @@ class _Builder:
         return PromptTemplate(name, self.file, fmt, sections, model=str(model) if model else None, span=span)
 
 
+_TEMPLATE_SYNTAX = re.compile(r"\{%-?\s*[a-z]|\{\{-?\s*[A-Za-z_]")
+
+
+def _template_first(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate] | None:
+    """A JSON or YAML file that is valid only once rendered (an eval tool's
+    templated chat file: `{% for m in messages %}{"role": ...}{% endfor %}`)
+    read as the Jinja template it is, one prompt over the whole text; None
+    when it is not one either."""
+    if not _TEMPLATE_SYNTAX.search(file.text):
+        return None
+    try:
+        parts = parse_template_string(file.text, file, None, ctx, "jinja")
+    except SourceError:
+        return None
+    section = Section(ctx.default_role, parts, Span(file, 0, len(file.text)))
+    return [PromptTemplate(file.path.stem, file, "jinja", [section])]
+
+
 def read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
-    """Every request in a message file, one template each. A file that is a
-    single request is named after its stem; others `stem:name`."""
-    node, data, constructor = _compose(file)
+    """Every request in a message file, one template each (a file that is a
+    single request is named after its stem; others `stem:name`); otherwise
+    the prompt-bearing values of a config file (sources/config_prompts.py).
+    TOML goes to the config reader; a file that parses only once rendered
+    is read as its template."""
+    from promptlint.sources import config_prompts
+
+    if file.path.suffix.lower() == ".toml":
+        found_toml = config_prompts.read_toml(file, ctx)
+        if not found_toml:
+            raise NotAPrompt(file.display_path, 1, NO_PROMPTS)
+        return found_toml
+    try:
+        node, data, constructor = _compose(file)
+    except SourceError:
+        templated = _template_first(file, ctx)
+        if templated is not None:
+            return templated
+        raise
     found = _locate(data)
     if not found:
-        raise NotAPrompt(file.display_path, 1, NOT_MESSAGES)  # walkers skip it; naming it is an error
+        prompts = config_prompts.from_nodes(file, ctx, node, _Builder(file, ctx, constructor))
+        if not prompts:
+            raise NotAPrompt(file.display_path, 1, NO_PROMPTS)  # skipped, with the reason in -v
+        return prompts
     builder = _Builder(file, ctx, constructor)
     templates = []
     for name, path in found:
@@ -679,7 +717,7 @@ def read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
 # counts content blocks for Anthropic's lookback) read the file with these,
 # so there is one parser and one set of node helpers for message files.
 MAPPING_NODES, SEQUENCE_NODES, SCALAR_NODES = _MAPPING_NODES, _SEQUENCE_NODES, _SCALAR_NODES
-child, key_node = _child, _key_node
+child, key_node, is_str = _child, _key_node, _is_str
 
 
 def compose_nodes(file: SourceFile) -> Node | None:

@@ -73,7 +73,7 @@ def _strip_edges(section: Section) -> Section:
 
 
 def read(file, ctx: SourceContext) -> list[PromptTemplate]:
-    data, _, body_start = split_front_matter(file)
+    data, _, body_start = split_front_matter(file, diagnostics=ctx.diagnostics)
     declared = prompty_inputs(data, file)
     file_ctx = replace(ctx, variables=declared.table(ctx.variables))
     body = file.text[body_start:]

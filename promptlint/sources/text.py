@@ -19,16 +19,23 @@ from dataclasses import replace
 from promptlint.ir import PromptTemplate, Section, SourceError, SourceFile, Span
 from promptlint.sources.base import SourceContext
 from promptlint.sources.frontmatter import DeclaredInputs, markdown_inputs, split_front_matter
-from promptlint.sources.placeholders import detect_style, fallback_style, is_syntax_error, parse_template_string
+from promptlint.sources.placeholders import detect_style, is_syntax_error, parse_template_string, style_chain
 
 ROLES = ("system", "user", "assistant", "developer")
 _ROLE_LINE = re.compile(r"^(" + "|".join(ROLES) + r")[ \t]*:[ \t]*(?:\r?\n|\r?$)", re.I | re.M)
-_MARKDOWN = {".md", ".markdown", ".mdx"}
+_MARKDOWN = {".md", ".markdown", ".mdx", ".mdc"}
+
+
+def is_markdown(path) -> bool:
+    """`x.md`, and Markdown kept as a template (`SKILL.md.template`)."""
+    suffix = path.suffix.lower()
+    return suffix in _MARKDOWN or (suffix in (".template", ".tmpl", ".tpl") and
+                                   path.with_suffix("").suffix.lower() in _MARKDOWN)
 
 
 def _body_start(file: SourceFile) -> tuple[int, DeclaredInputs]:
     """Where the prompt starts: after Markdown front matter, if there is any."""
-    if file.path.suffix.lower() not in _MARKDOWN:
+    if not is_markdown(file.path):
         return 0, DeclaredInputs()
     try:
         data, _, body_start = split_front_matter(file)
@@ -64,18 +71,37 @@ def _segments(file: SourceFile, start: int, default_role: str) -> list[tuple[str
     return out
 
 
+_FENCE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1[ \t]*$", re.M | re.S)
+
+
+def sniffed_style(file: SourceFile, start: int, ctx: SourceContext) -> str:
+    """The file's template style: set in config, else sniffed. In Markdown,
+    braces inside fenced code blocks are code (JSON, f-strings), so a file
+    whose only placeholders are there is plain text."""
+    style = ctx.dialect_for(file.path)
+    if style != "auto":
+        return style
+    body = file.text[start:]
+    if is_markdown(file.path) and detect_style(_FENCE.sub("", body)) == "text":
+        return "text"
+    return detect_style(body)
+
+
 def read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
     """One text file is one prompt named after the file."""
     start, declared = _body_start(file)
     fctx = replace(ctx, variables=declared.table(ctx.variables))
-    style = detect_style(file.text[start:])
-    try:
-        sections = _sections(file, start, fctx, style, ctx.default_role)
-    except SourceError as exc:
-        fallback = fallback_style(file.text[start:], style)
-        if fallback is None or not is_syntax_error(exc):
-            raise
-        sections = _sections(file, start, fctx, fallback, ctx.default_role)
+    style = sniffed_style(file, start, ctx)
+    # a style set in config is the user's word: its errors are errors; a sniffed
+    # one that does not parse gives way to the next guess
+    chain = [style] if ctx.dialect_for(file.path) != "auto" else style_chain(file.text[start:], style)
+    for attempt in chain:
+        try:
+            sections = _sections(file, start, fctx, attempt, ctx.default_role)
+            break
+        except SourceError as exc:
+            if attempt == chain[-1] or not is_syntax_error(exc):
+                raise
     return [PromptTemplate(file.path.stem, file, "text", sections, declared.variables())]
 
 
