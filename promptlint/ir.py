@@ -165,7 +165,10 @@ class Slot:
     samples: tuple[str, ...] = ()
     children: list["Part"] = field(default_factory=list)
     else_children: list["Part"] = field(default_factory=list)
-    order_varies: bool = False  # loop order can change between identical requests
+    order_varies: bool = False  # loop order can change between identical requests (a set: evidence)
+    # iterates a mapping in its insertion order (`.items()`, `@key`): the same
+    # as long as the code builds it the same way, so no evidence it changes
+    insertion_order: bool = False
     # What a fixer needs, when the source says exactly how to make the value
     # stable: {"kind": "json_sort_keys" | "sorted_iteration", "span": (start, end)}
     # with the character offsets of the expression to rewrite (the Python reader sets it).

@@ -99,9 +99,9 @@ def test_fixture_findings_are_exactly_the_known_faults():
     assert result.errors == []
     got = sorted((f.path, *f.line_col, f.rule, f.severity.label) for f in result.findings)
     assert got == [
-        ("fixtures/agent-tools/bad/agent.j2", 5, 1, "PL002", "error"),
+        ("fixtures/agent-tools/bad/agent.j2", 5, 1, "PL002", "info"),  # a mapping: its insertion order
         ("fixtures/support-bot/bad/prompts/escalation-note.txt", 12, 6, "PL006", "warning"),
-        ("fixtures/support-bot/bad/system.j2", 68, 1, "PL002", "error"),
+        ("fixtures/support-bot/bad/system.j2", 68, 1, "PL002", "info"),
     ]
     assert not any("/good/" in f.path for f in result.findings)
 
@@ -120,20 +120,20 @@ def test_fixture_messages_say_what_to_sort_by_and_what_it_costs():
 
 def test_pl002_owns_exactly_the_order_varies_loops_it_would_report(tmp_path):
     path = tmp_path / "a.j2"
-    path.write_text("Intro.\n{% for k, v in tools.items() %}{{ k }}{% endfor %}\n"
-                    "{% for t in tools %}{{ t }}{% endfor %}\n"
-                    "{% for title, text in passages.items() %}{{ text }}{% endfor %}\n" + STABLE, encoding="utf-8")
+    path.write_text("Intro.\n{% for k in tool_set %}{{ k }}{% endfor %}\n"
+                    "{% for t in tools %}{{ t }}{% endfor %}\n{% for k, v in tools.items() %}{{ k }}{% endfor %}\n"
+                    "{% for title in question_set %}{{ title }}{% endfor %}\n" + STABLE, encoding="utf-8")
     (ctx,) = contexts(path)
     loops = [s for s in ctx.template.slots() if s.label.startswith("for ")]
     owned = [s.label for s in loops if pl002.owns(ctx, s)]
-    # the unsorted tool list is PL002's too, but it is static to PL001 (no overlap);
-    # a per-request iterable is PL001's: its order costs nothing more
-    assert owned == ["for k, v in tools.items()"]
+    # the unsorted tool list and the mapping are PL002's hints, static to PL001 (no overlap);
+    # a set of per-request items (questions) is PL001's: its order costs nothing more
+    assert owned == ["for k in tool_set"]
 
 
 def test_a_custom_sort_filter_is_owned_but_not_reported(tmp_path):
     path = tmp_path / "a.j2"
-    path.write_text("Intro.\n{% for k, v in tools.items() | sort_by_key %}{{ k }}{% endfor %}\n" + STABLE,
+    path.write_text("Intro.\n{% for k in tool_set | sort_by_key %}{{ k }}{% endfor %}\n" + STABLE,
                     encoding="utf-8")
     (ctx,) = contexts(path)
     (loop,) = [s for s in ctx.template.slots() if s.label.startswith("for ")]

@@ -238,29 +238,29 @@ def test_loop_takes_its_iterables_volatility_not_its_childrens(tmp_path, ctx):
     assert got == [("{{this}}", V.STATIC), ("{{@root.now}}", V.REQUEST), ("{{../user_name}}", V.USER)]
 
 
-def test_each_by_key_varies_in_order(tmp_path, ctx):
+def test_each_by_key_follows_insertion_order(tmp_path, ctx):
+    """An object's key order is the order it was built in: no evidence it
+    changes, so the loop keeps its iterable's class (PL002 gives a hint)."""
     t = read(tmp_path, body("{{#each examples}}{{@key}}: {{this}}\n{{/each}}"), ctx)
     (loop,) = t.sections[0].parts
-    assert loop.order_varies and loop.volatility is V.NONDETERMINISTIC
-    assert loop.reason.startswith("iterates examples by @key")
-    assert all(s.volatility is V.NONDETERMINISTIC for s in loop.children if isinstance(s, Slot))
+    assert loop.insertion_order and not loop.order_varies and loop.volatility is V.STATIC
 
 
 def test_key_of_an_outer_or_inner_loop(tmp_path, ctx):
     # @key inside a nested if still reads this loop's key
     t = read(tmp_path, body("{{#each a}}{{#if x}}{{@key}}{{/if}}{{/each}}"), ctx)
-    assert t.sections[0].parts[0].order_varies
+    assert t.sections[0].parts[0].insertion_order
     # an inner each's @key is the inner loop's; @../key reaches the outer one
     t = read(tmp_path, body("{{#each a}}{{#each b}}{{@key}}{{/each}}{{/each}}"), ctx)
     (outer,) = t.sections[0].parts
     (inner,) = outer.children
-    assert not outer.order_varies and inner.order_varies
+    assert not outer.insertion_order and inner.insertion_order
     t = read(tmp_path, body("{{#each a}}{{#each b}}{{@../key}}{{/each}}{{/each}}"), ctx)
     (outer,) = t.sections[0].parts
-    assert outer.order_varies and not outer.children[0].order_varies
+    assert outer.insertion_order and not outer.children[0].insertion_order
     # an index, a list's items, or @key in the else branch: not by key
     t = read(tmp_path, body("{{#each a as |item i|}}{{@index}} {{i}} {{item}}{{else}}{{@key}}{{/each}}"), ctx)
-    assert not t.sections[0].parts[0].order_varies
+    assert not t.sections[0].parts[0].insertion_order
 
 
 def test_custom_block_helper_is_a_container(tmp_path, ctx):

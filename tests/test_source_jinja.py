@@ -59,12 +59,14 @@ def test_calls_and_filters_set_volatility(tmp_path):
     assert const.volatility is Volatility.STATIC
 
 
-def test_loop_over_mapping_without_sort_is_nondeterministic(tmp_path):
-    t = load(tmp_path, "{% for k, v in settings.items() %}{{ k }}={{ v }}\n{% endfor %}"
-                       "{% for t in tools | sort(attribute='name') %}{{ t.name }}{% endfor %}")
+def test_loop_over_a_set_is_nondeterministic_a_mapping_keeps_insertion_order(tmp_path):
+    t = load(tmp_path, "{% for k in tag_set %}{{ k }}\n{% endfor %}"
+                       "{% for t in tools | sort(attribute='name') %}{{ t.name }}{% endfor %}"
+                       "{% for k, v in settings.items() %}{{ k }}={{ v }}\n{% endfor %}")
     loops = [s for s in slots(t) if s.kind is SlotKind.LOOP]
     assert loops[0].order_varies and loops[0].volatility is Volatility.NONDETERMINISTIC
     assert "without | sort" in loops[0].reason
+    assert loops[2].insertion_order and not loops[2].order_varies  # a mapping: its insertion order
     assert not loops[1].order_varies and loops[1].volatility is Volatility.STATIC
     inner = loops[1].children[0]
     assert isinstance(inner, Slot) and inner.volatility is Volatility.STATIC  # item of a static list

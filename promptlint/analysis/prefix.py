@@ -11,7 +11,7 @@ character tells which slot broke the prefix.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from promptlint.analysis.render import CONTAINERS, Render, render, varies_in
 from promptlint.ir import Part, PromptTemplate, Scope, Section, Slot, Volatility
@@ -179,9 +179,7 @@ def move_to_end(template: PromptTemplate, slots: list[Slot]) -> PromptTemplate:
             if id(part) in moving:
                 continue
             if isinstance(part, Slot) and (part.children or part.else_children):
-                part = Slot(part.label, part.kind, part.volatility, part.reason, part.span, part.names,
-                            part.samples, without(part.children), without(part.else_children),
-                            part.order_varies)
+                part = replace(part, children=without(part.children), else_children=without(part.else_children))
             out.append(part)
         return out
 

@@ -2,17 +2,23 @@
 sits ahead of stable content, so the prompt's bytes (and its cached prefix)
 change with the order.
 
-Two kinds of loop are reported:
+Three kinds of loop are reported:
 
-- order_varies loops (error): the source itself says the order is not fixed.
-  The readers mark them: Jinja `for k, v in mapping.items()` (`.keys()`,
-  `.values()`) or an iterable named `*_set` without a `| sort`/`| dictsort`
-  filter, dotprompt `{{#each obj}}` whose body reads `@key`.
-- tool lists iterated in the caller's order (warning): a Jinja or Handlebars
+- order_varies loops (error): the source says the order is not fixed: an
+  iterable named `*_set` (a set's order changes with the process's hash
+  seed), a `| shuffle`, a Python set or directory listing (the Python reader
+  marks those).
+- mappings in insertion order (info): Jinja `for k, v in mapping.items()`
+  (`.keys()`, `.values()`) and dotprompt `{{#each obj}}` reading `@key`
+  without a sort. Python and JavaScript keep a mapping's insertion order, so
+  this is stable as long as the code builds the mapping the same way; the
+  template says nothing either way, and a sort makes it certain.
+- tool lists iterated in the caller's order (info): a Jinja or Handlebars
   loop over an input named for tools or functions (`tools`, `tool_specs`,
-  `mcp_tools`, `functions`, ...) without a sorting filter. The list's order is
+  `mcp_tools`, `functions`, ...) without a sorting filter. The order is
   whatever the caller built (a registry dict, the order MCP servers answered
-  a reconnect), which is how tool-order cache misses happen in practice.
+  a reconnect), which is how tool-order cache misses happen in practice, but
+  nothing in the template is evidence that it changes.
 
 Where: a loop is reported when at least MIN_BREAKER_GAIN stable tokens follow
 it, counted at the widest scope the loop's *contents* do not already break
@@ -92,7 +98,7 @@ def _content_volatility(slot: Slot, table: VariableTable) -> Volatility:
 
 def _is_tool_loop(slot: Slot) -> bool:
     """A loop over a tool/function input without a sorting filter."""
-    if slot.kind is not SlotKind.LOOP or slot.order_varies or not slot.names:
+    if slot.kind is not SlotKind.LOOP or slot.order_varies or slot.insertion_order or not slot.names:
         return False
     iterable = _iterable(slot)
     if not iterable or _SORTED.search(iterable):
@@ -138,9 +144,10 @@ def _classify(ctx: CheckContext):
     for slot, around in _loops(ctx):
         if slot.span is None:
             continue
-        if slot.order_varies:
+        if slot.order_varies or slot.insertion_order:
             # a custom sorting filter or helper the reader does not know
-            kind = "sorted" if _SORTED.search(_iterable(slot)) else "order"
+            kind = ("sorted" if _SORTED.search(_iterable(slot)) else
+                    "order" if slot.order_varies else "mapping")
         elif _is_tool_loop(slot):
             kind = "tools"
         else:
@@ -160,7 +167,7 @@ def owns(ctx: CheckContext, slot: Slot) -> bool:
 def _sort_advice(slot: Slot, kind: str) -> str:
     iterable = _iterable(slot)
     if _is_handlebars(slot):
-        if kind == "order":
+        if kind in ("order", "mapping"):
             return ("Handlebars has no built-in sort helper: pass a list sorted by key (e.g. "
                     "`[{key, value}, ...]` from sorted(obj.items())) and iterate that")
         return "Handlebars has no built-in sort helper: sort the list by tool name in the code that builds the input"
@@ -182,11 +189,11 @@ def _cause(slot: Slot, kind: str) -> str:
     if kind == "tools":
         return (f"{slot.label} lists {iterable} in the order the caller built it "
                 "(often a dict, or the order MCP servers answered a reconnect)")
-    if _is_handlebars(slot):
-        return f"{slot.label} reads @key, so it follows the key order of {iterable}, which can change between requests"
-    if re.search(r"\.(items|keys|values)\(\)\s*$", iterable):
-        what = "a mapping"
-    elif any(re.search(r"(^|_)set$", snake(n.rsplit(".", 1)[-1])) for n in slot.names):
+    if kind == "mapping":
+        how = "reads @key" if _is_handlebars(slot) else "iterates a mapping without a sort"
+        return (f"{slot.label} {how}, so it follows the order the code inserted the keys in, the same only "
+                "while the code builds it the same way")
+    if any(re.search(r"(^|_)set$", snake(n.rsplit(".", 1)[-1])) for n in slot.names):
         what = "a set"
     else:
         what = iterable
@@ -233,9 +240,11 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         edits, unsafe = source_edits(slot), False
         if not edits:
             edits, unsafe = sort_edit(slot, kind)
+        effect = ("each new order misses the cache" if kind == "order" else
+                  "a change of order would miss the cache")
         yield Finding(
-            RULE, Severity.ERROR if kind == "order" else Severity.WARNING,
-            f"{_cause(slot, kind)}: each new order misses the cache for the {tokens:,} stable tokens after it "
+            RULE, Severity.ERROR if kind == "order" else Severity.INFO,
+            f"{_cause(slot, kind)}: {effect} for the {tokens:,} stable tokens after it "
             f"(otherwise shared by {SCOPE_WORDS[scope.key]}); {advice}",
             slot.span, tokens=tokens, usd_per_month=usd, model=model, fix=advice,
             edits=edits, unsafe=unsafe,

@@ -300,20 +300,17 @@ class _Handlebars:
               label: str, span: Span) -> Slot:
         """`{{#each x}}`: as volatile as x. Iterating an object by `@key` is
         the Handlebars form of Jinja's unsorted `.items()` (there is no sort
-        helper), so the order can change between requests."""
+        helper): its order is the object's insertion order."""
         ref = self._arg_ref(iterable, scope)
         verdict = ref.verdict
-        order_varies = _uses_key(block.program, 0)
-        if order_varies and verdict.volatility < V.NONDETERMINISTIC:
-            verdict = Verdict(V.NONDETERMINISTIC, f"iterates {iterable.text} by @key: the order of an "
-                                                  "object's keys can change between requests")
+        insertion_order = _uses_key(block.program, 0)
         item = Verdict(verdict.volatility, f"item of {iterable.text}: {verdict.reason}")
         binding = _Binding(verdict=item, names=ref.names)
         frame = _Frame(binding, {p: binding for p in block_params}, loop=binding)
         body = self._lower(block.program, [*scope, frame], False)
         other = self._lower(block.inverse, scope, False)
         slot = self._region(label, SlotKind.LOOP, verdict, ref.names, span, body, other)
-        slot.order_varies = order_varies
+        slot.insertion_order = insertion_order
         return slot
 
     @staticmethod

@@ -283,7 +283,7 @@ class _Builder:
                     and k > 0), len(rest))
         iter_toks = rest[:cut]
         verdict, names = self._expr(self._source(iter_toks), scope, iter_toks[0].line)
-        order_varies = self._order_varies(iter_toks)
+        order_varies, insertion_order = self._order(iter_toks)
         iter_label = self._source(iter_toks)
         if order_varies and verdict.volatility < Volatility.NONDETERMINISTIC:
             verdict = Verdict(Volatility.NONDETERMINISTIC,
@@ -297,7 +297,7 @@ class _Builder:
             else_body, _, _, after = self._skip_to(after, ("endfor",), scope.child())
         out.append(Slot(f"for {self._source(inner)}", SlotKind.LOOP, verdict.volatility, verdict.reason,
                         block_span, names=names, children=body, else_children=else_body,
-                        order_varies=order_varies))
+                        order_varies=order_varies, insertion_order=insertion_order))
         return after
 
     def _if(self, inner, block_span, i, scope, out) -> int:
@@ -470,17 +470,18 @@ class _Builder:
         best = max(found, key=lambda v: v.volatility)
         return best, tuple(dict.fromkeys(names))
 
-    def _order_varies(self, iter_toks: list[_Tok]) -> bool:
+    def _order(self, iter_toks: list[_Tok]) -> tuple[bool, bool]:
+        """(the order can change: the iterable is a set; the order is a
+        mapping's insertion order: `.items()`, `.keys()`, `.values()`), both
+        False when a sorting filter fixes it."""
         values = [t.value for t in iter_toks]
         filters = [values[k + 1] for k, v in enumerate(values[:-1]) if v == "|"]
-        if filters and filters[-1] in SORTING_FILTERS:
-            return False
         if any(f in SORTING_FILTERS for f in filters):
-            return False
+            return False, False
+        if any(t.kind == "name" and re.search(r"(^|_)set$", t.value) for t in iter_toks):
+            return True, False
         calls = [values[k + 1] for k, v in enumerate(values[:-1]) if v == "."]
-        if any(c in _ORDERLESS_METHODS for c in calls):
-            return True
-        return any(t.kind == "name" and re.search(r"(^|_)set$", t.value) for t in iter_toks)
+        return False, any(c in _ORDERLESS_METHODS for c in calls)
 
     # -- includes and inheritance -----------------------------------------------
     def _string_arg(self, inner: list[_Tok], span: Span) -> str:
