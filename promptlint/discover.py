@@ -169,16 +169,16 @@ def classify(path: Path, rel_parts: tuple[str, ...], prompts_spec: pathspec.GitI
     fmt = format_for(path)
     if fmt is None:
         return None, "not a kind of file promptlint reads", False
+    if fmt == "jinja":
+        inner = Path(path.stem).suffix.lower()
+        if inner in _OTHER_FORMATS and not explicit:
+            return None, f"Jinja template of a {inner} file, not a prompt", False
+        return fmt, "Jinja template", False
     if prompts_spec.match_file(rel):
         return fmt, "prompt file by convention or [tool.promptlint] include", False
     if _NEVER.match(lower):
         return None, "a project file (README, licence, package manifest ...), never a prompt", False
     folders = {p.lower() for p in rel_parts}
-    if fmt == "jinja":
-        inner = Path(path.stem).suffix.lower()
-        if inner in _OTHER_FORMATS:
-            return None, f"Jinja template of a {inner} file, not a prompt", False
-        return fmt, "Jinja template", False
     if fmt in ("prompty", "dotprompt", "python"):
         return fmt, "prompt file by convention", False
     named = bool(_PROMPT_NAME.search(path.stem if fmt != "text" else name))
@@ -225,6 +225,13 @@ class Discovery:
             return path.resolve().relative_to(self.root).as_posix()
         except ValueError:
             return path.as_posix()
+
+    def _inside(self, path: Path) -> bool:
+        try:
+            path.resolve().relative_to(self.root)
+            return True
+        except ValueError:
+            return False
 
     def excluded(self, path: Path) -> bool:
         return self.exclude_spec.match_file(self._rel(path))
@@ -278,7 +285,8 @@ class Discovery:
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")
                              and d not in PARTIAL_DIRS and not (project_root and d in OUTPUT_DIRS)
                              and not ignored(here / d, True))
-            rel_parts = here.relative_to(top).parts
+            # folders above the file within the project (docs/ anywhere above counts)
+            rel_parts = Path(self._rel(here)).parts if self._inside(here) else here.relative_to(top).parts
             for name in sorted(files):
                 file = here / name
                 if file.is_symlink() and not file.is_file():

@@ -104,12 +104,14 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           # the language a request asks for (not an app-wide `language` setting)
           r"(source|target|output|input|dest|destination|reply|response)_lang(uage)?(_code|_name)?",
           r"lang(uage)?_code",
-          r".*(documents?|docs?|context|chunks?|passages?|snippets?|results?|retrieved|sources?|citations?|attachments?|images?|(?<!pro)files?|pages?|articles?|tickets?|email_body|body|content|text|data|payload|observations?|outputs?|hits|matches|records|rows)",
+          r".*(documents?|context|chunks?|passages?|snippets?|results?|retrieved|sources?|citations?|attachments?|images?|(?<!pro)files?|pages?|articles?|tickets?|email_body|body|content|text|data|payload|observations?|outputs?|hits|matches|records|rows)",
+          # `docs` are retrieved documents; `command_docs`, `api_docs` are reference text
+          r"((retrieved|relevant|context|search|source|input|user|top|ranked|selected|matched|related|similar)_)?docs?",
           r"(.+_)?context_(above|below|before|after|text|str)", r"(git_)?(diff|patch)(_content|_text)?",
           r"(remaining|left|used)_.*", r".*_(remaining|left|count|counter|budget)", r"(current_)?(turn|step)(_.*)?",
           r"weather", r"news"),
     _rule(V.USER, "a per-user value",
-          r"(user|customer|client|member|account|tenant|player|patient|student|employee|caller|author|recipient|"
+          r"member_(name|id|email|profile)", r"(user|customer|client|account|tenant|player|patient|student|employee|caller|author|recipient|"
           r"sender|contact|candidate|applicant|guest|buyer|learner|reader)(_.*)?",
           r".*_(user|customer|account|tenant)", r"(first|last|full|display|preferred)_?name", r"username", r"email",
           r"phone", r"address", r"timezone", r"tz", r"tier", r"subscription.*", r"preferences?", r"profile",

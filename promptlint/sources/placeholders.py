@@ -25,12 +25,16 @@ _FIELD = re.compile(
     r"\{(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[[^\[\]{}]*\])*)"
     r"(?:![rsa])?" + _SPEC + r"\}"
 )
+# What sniffing counts as a str.format field: not a JSX attribute (`x={y}`) nor a
+# literal (`{false}`, `{null}`), which are code in a prompt's examples.
+_SNIFF_FIELD = re.compile(r"(?<!=)\{(?!(?:true|false|null|none|nil|undefined|this)\})" + _FIELD.pattern[2:],
+                          re.IGNORECASE)
 _JINJA_TAG = re.compile(r"\{%.*?%\}|\{#.*?#\}", re.S)
 _HANDLEBARS_TAG = re.compile(r"\{\{~?\s*(?:[#/^>!]|else\b)|\{\{\{~?\s*[A-Za-z_@]")
 _DOUBLE_VAR = re.compile(r"\{\{-?\s*[A-Za-z_]")
 # A single-brace `{name}` that is not half of a `{{name}}`: in a file that also
 # has `{{...}}`, the doubled braces are str.format's escapes, not Jinja.
-_LONE_FIELD = re.compile(r"(?<!\{)" + _FIELD.pattern + r"(?!\})")
+_LONE_FIELD = re.compile(r"(?<!\{)" + _SNIFF_FIELD.pattern + r"(?!\})", re.IGNORECASE)
 # Semantic Kernel: {{$input}}, {{time.Date}}, {{recall $input}}; Go templates: {{.Name}}, {{ if .X }}
 _SK = re.compile(r"\{\{\s*\$[A-Za-z_]")
 _SK_TAG = re.compile(r"\{\{\s*(?P<body>(?:\$[A-Za-z_][\w]*|[A-Za-z_][\w.]*(?:\s+(?:\$[A-Za-z_]\w*|'[^']*'|\"[^\"]*\"|\w+=\S+))*))\s*\}\}")
@@ -39,7 +43,7 @@ _GO_TAG = re.compile(r"\{\{-?\s*(?P<body>[^{}]*?)\s*-?\}\}")
 _GO_FIELD = re.compile(r"(?<![\w)\]])\.(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)")
 # ${name}: string.Template, JavaScript template literals, YAML configs resolved at load
 _DOLLAR = re.compile(r"\$\{(?P<name>[A-Za-z_][\w.]*)\}")
-_NON_DOLLAR_FIELD = re.compile(r"(?<!\$)" + _FIELD.pattern)
+_NON_DOLLAR_FIELD = re.compile(r"(?<!\$)" + _SNIFF_FIELD.pattern, re.IGNORECASE)
 
 # {{name}} / {{{name}}} substitution and nothing else
 _MUSTACHE = re.compile(r"\{\{\{?\s*(?P<name>[A-Za-z_][\w.\-]*)\s*\}?\}\}")
@@ -67,7 +71,7 @@ def detect_style(text: str) -> str:
         return "format" if _LONE_FIELD.search(text) else "jinja"
     if _DOLLAR.search(text) and not _NON_DOLLAR_FIELD.search(text):
         return "dollar"
-    if _FIELD.search(text):
+    if _SNIFF_FIELD.search(text):
         return "format"
     return "text"
 

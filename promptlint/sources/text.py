@@ -71,19 +71,20 @@ def _segments(file: SourceFile, start: int, default_role: str) -> list[tuple[str
     return out
 
 
-_FENCE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1[ \t]*$", re.M | re.S)
+_FENCE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1[ \t]*$|`[^`\r\n]+`", re.M | re.S)  # code blocks and spans
 
 
 def sniffed_style(file: SourceFile, start: int, ctx: SourceContext) -> str:
     """The file's template style: set in config, else sniffed. In Markdown,
-    braces inside fenced code blocks are code (JSON, f-strings), so a file
-    whose only placeholders are there is plain text."""
+    braces inside code blocks and `code spans` are code (JSON, JSX,
+    f-strings): the style is sniffed from the prose, so a file whose only
+    braces are in code is plain text."""
     style = ctx.dialect_for(file.path)
     if style != "auto":
         return style
     body = file.text[start:]
-    if is_markdown(file.path) and detect_style(_FENCE.sub("", body)) == "text":
-        return "text"
+    if is_markdown(file.path):
+        return detect_style(_FENCE.sub("", body))
     return detect_style(body)
 
 
