@@ -186,6 +186,8 @@ def load_templates(candidates: list[Candidate], config: Config, errors: list[Sou
             templates = []
         errors += ctx.diagnostics
         ctx.diagnostics.clear()
+        notes += ctx.notes
+        ctx.notes.clear()
         yield from templates
         if progress is not None:
             progress(index + 1, len(candidates))

@@ -109,7 +109,8 @@ def _common(f):
 @_common
 @click.option("--format", "fmt", type=click.Choice(["auto", "text", "json"]), default="auto",
               show_default=True, help="Report format; auto is a rich table in a terminal, plain text otherwise.")
-@click.option("-v", "--verbose", is_flag=True, help="Show every formula's inputs.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Show every formula's inputs; say on stderr why each file was read or skipped.")
 def audit(paths, providers, config_path, output, exit_zero, fmt, verbose):
     """Audit prompt files: tokens, stable prefix, what each provider caches, and the money."""
     from promptlint.report import write_report
@@ -119,6 +120,7 @@ def audit(paths, providers, config_path, output, exit_zero, fmt, verbose):
     groups, missing = _prepare(paths, config_path, providers)
     result = merge_results([_run_with_progress(p, c, m, fmt) for c, m, p in groups])
     config = groups[0][0]
+    _notes(result.notes, verbose)
     for error in result.errors:
         click.echo(str(error), err=True)
     write_report(result, config, fmt, output, verbose)
@@ -142,7 +144,9 @@ def audit(paths, providers, config_path, output, exit_zero, fmt, verbose):
               help="Skip these rules (codes or prefixes), on top of config.")
 @click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default=None,
               help="Lowest severity that makes the exit code 1 [default: warning, or fail-on in config].")
-def check(paths, providers, config_path, output, exit_zero, fmt, select, ignore, fail_on):
+@click.option("-v", "--verbose", is_flag=True,
+              help="Also say on stderr why each file was read or skipped, and what a reader did not follow.")
+def check(paths, providers, config_path, output, exit_zero, fmt, select, ignore, fail_on, verbose):
     """Lint prompt files: each finding as path:line:col: PLxxx message, with what it costs."""
     from promptlint.checks.base import Severity
     from promptlint.lint import run_check
@@ -155,6 +159,7 @@ def check(paths, providers, config_path, output, exit_zero, fmt, select, ignore,
     ignore = _codes(ignore)
     result = merge_results([run_check(p, c, m, select=select or None, ignore=ignore) for c, m, p in groups])
     config = groups[0][0]
+    _notes(result.notes, verbose)
     for error in result.errors:
         click.echo(str(error), err=True)
     write_check_report(result, fmt, output)
@@ -202,6 +207,13 @@ def fix(paths, providers, config_path, show_diff, unsafe_fixes, select, ignore):
     if missing or errors:
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if (show_diff and changed) or remaining else EXIT_CLEAN)
+
+
+def _notes(notes: list[str], verbose: bool) -> None:
+    """-v: why each file was read or skipped, and what the readers did not follow."""
+    if verbose:
+        for note in notes:
+            click.echo(f"note: {note}", err=True)
 
 
 def _codes(values) -> tuple[str, ...]:

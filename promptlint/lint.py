@@ -25,6 +25,7 @@ class CheckResult:
     files: int = 0
     prompts: int = 0
     rules: list = field(default_factory=list)  # the catalogue rules that were run
+    notes: list[str] = field(default_factory=list)  # why each file was read or skipped (-v)
 
 
 def _matches(code: str, patterns) -> bool:
@@ -53,7 +54,8 @@ def run_check(paths: list[Path], config: Config, models, select=None, ignore=Non
     rules = selected_rules(config, select, ignore)
     if audit is None:
         audit = run_audit(paths, config, models)
-    result = CheckResult(errors=list(audit.errors), files=audit.files, prompts=len(audit.prompts), rules=rules)
+    result = CheckResult(errors=list(audit.errors), files=audit.files, prompts=len(audit.prompts), rules=rules,
+                         notes=list(audit.notes))
     findings: list[Finding] = []
     files: dict[str, SourceFile] = {}
     for prompt in audit.prompts:
@@ -84,6 +86,7 @@ def merge_results(results: list[CheckResult]) -> CheckResult:
         merged.suppressed += r.suppressed
         merged.files += r.files
         merged.prompts += r.prompts
+        merged.notes += r.notes
         merged.rules += [rule for rule in r.rules if rule not in merged.rules]
     merged.findings.sort(key=Finding.sort_key)
     return merged

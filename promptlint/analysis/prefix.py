@@ -143,7 +143,7 @@ def unknown_inputs(template: PromptTemplate) -> list[str]:
     names: dict[str, None] = {}
     for slot in template.slots():
         if slot.volatility is Volatility.UNKNOWN and slot.kind not in CONTAINERS:
-            for name in slot.names or (slot.label,):
+            for name in slot.names:  # a loop item or an unreadable include has none: its source is named
                 names.setdefault(name.split(".")[0].split("[")[0], None)
     return list(names)
 

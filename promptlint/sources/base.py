@@ -40,6 +40,14 @@ class SourceContext:
             return str(path)
 
 
+    # what a reader could not follow and read another way (a computed include):
+    # not errors; `-v` prints them
+    notes: list[str] = field(default_factory=list)
+
+    def note(self, file, span, message: str) -> None:
+        line, col = span.line_col if span is not None else (1, 1)
+        self.notes.append(f"{file.display_path}:{line}:{col}: {message}")
+
     def dialect_for(self, path: Path) -> str:
         """The template style config sets for a file, else "auto" (sniffed)."""
         if self.dialects:

@@ -19,6 +19,8 @@ containers and summarise their children.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -468,9 +470,29 @@ def parse_handlebars_fragment(text: str, file: SourceFile, index_map: list[int] 
     return _Handlebars(file, text, index_map, ctx, (base,), stack).run(0, len(text), [_Frame(_ROOT)], top=False)
 
 
+# Jinja's own syntax: a `{% tag %}` or a `{{ x | filter }}`; Handlebars blocks
+# (`{{#if}}`, `{{/if}}`, `{{> partial}}`, `{{^x}}`) say dotprompt.
+_JINJA_ONLY = re.compile(r"\{%-?\s*[a-z]|\{\{-?[^{}]*?[\w)\]]\s*\|\s*[a-z_]+")
+_HANDLEBARS_BLOCK = re.compile(r"\{\{~?\s*[#/^>]")
+
+
+def is_jinja(body: str) -> bool:
+    """A `.prompt` file written in Jinja (many tools use the extension for
+    their own templates), not Handlebars."""
+    return bool(_JINJA_ONLY.search(body)) and not _HANDLEBARS_BLOCK.search(body)
+
+
 def read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
-    """One `.prompt` file is one prompt named after the file."""
+    """One `.prompt` file is one prompt named after the file: dotprompt, or
+    Jinja when the body is Jinja (after any front matter)."""
     data, start, end = _split(file, ctx)
+    if is_jinja(file.text[start:end]):
+        from promptlint.sources.jinja import parse_jinja_fragment
+
+        parts = parse_jinja_fragment(file.text[start:end], file, list(range(start, end + 1)), ctx,
+                                     base_dir=file.path.parent)
+        section = Section(ctx.default_role, parts, Span(file, start, end))
+        return [PromptTemplate(file.path.stem, file, "jinja", [section])]
     declared = dotprompt_inputs(data, file)
     fctx = replace(ctx, variables=declared.table(ctx.variables))
     default_role = str(promptlint_options(data).get("default_role") or "user")

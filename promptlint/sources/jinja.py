@@ -252,7 +252,12 @@ class _Builder:
             out.append(self._include(inner, block_span, scope))
             return i
         if name == "extends":
-            self.parent_path = self._resolve(self._string_arg(inner, block_span), block_span)
+            target = self._literal_name(inner)
+            if target is None:  # a computed parent: the blocks stand where they are written
+                self.ctx.note(self.file, block_span, f"{{% extends {self._source(inner)} %}}: "
+                              "a computed parent template is not followed; this file's blocks are read in place")
+                return i
+            self.parent_path = self._resolve(target, block_span)
             return i
         if name == "block":
             bname = inner[0].value
@@ -484,12 +489,33 @@ class _Builder:
         return False, any(c in _ORDERLESS_METHODS for c in calls)
 
     # -- includes and inheritance -----------------------------------------------
-    def _string_arg(self, inner: list[_Tok], span: Span) -> str:
+    @staticmethod
+    def _literal_name(inner: list[_Tok]) -> str | None:
+        """The template an include/extends names, when it is a string literal
+        (or a list of them: the first is taken); None when it is computed."""
+        expr: list[_Tok] = []
         for t in inner:
-            if t.kind == "string":
-                return t.value[1:-1]
-        line, _ = span.line_col
-        raise SourceError(self.file.display_path, line, "include/extends with a computed name cannot be followed", span.line_col[1])
+            if t.kind == "name" and t.value in ("ignore", "with", "without"):
+                break
+            expr.append(t)
+        if len(expr) == 1 and expr[0].kind == "string":
+            return expr[0].value[1:-1]
+        if (len(expr) >= 3 and expr[0].value in ("[", "(") and expr[1].kind == "string"
+                and all(t.kind == "string" or t.value in ("[", "]", "(", ")", ",") for t in expr)):
+            return expr[1].value[1:-1]
+        return None
+
+    def _opaque_include(self, inner: list[_Tok], span: Span, scope: _Scope, why: str) -> Slot:
+        """An include promptlint cannot read: a region of unknown content, as
+        volatile as the expression naming it (unknown when nothing says)."""
+        source = self._source(inner)
+        expr = re.sub(r"\s+(ignore\s+missing|with(out)?\s+context)\b.*$", "", source)
+        verdict, names = self._expr(expr, scope, inner[0].line if inner else 1)
+        if verdict.volatility is Volatility.STATIC:
+            verdict = Verdict(Volatility.UNKNOWN, "its content is not known")
+        label = f"{{% include {source} %}}"
+        self.ctx.note(self.file, span, f"{label}: {why}; read as a region of {verdict.volatility.label} content")
+        return Slot(label, SlotKind.EXPRESSION, verdict.volatility, f"{why} ({verdict.reason})", span, names=names)
 
     def _resolve(self, name: str, span: Span) -> Path:
         here = self.base_dir or self.file.path.parent
@@ -503,13 +529,16 @@ class _Builder:
         raise SourceError(self.file.display_path, line, f"included template {name!r} not found", col)
 
     def _include(self, inner: list[_Tok], span: Span, scope: _Scope) -> Part:
-        name = self._string_arg(inner, span)
+        name = self._literal_name(inner)
+        if name is None:
+            return self._opaque_include(inner, span, scope, "an include with a computed name is not followed")
         optional = any(t.value == "ignore" for t in inner)
         try:
             path = self._resolve(name, span)
         except SourceError:
             if optional:
-                return Text("", span)
+                return self._opaque_include(inner, span, scope,
+                                            f"an optional include of {name!r}, which is not here")
             raise
         line, col = span.line_col
         resolved = path.resolve()
