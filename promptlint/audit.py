@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from promptlint import sources
+from promptlint.analysis.conversation import Conversation, conversation
 from promptlint.analysis.prefix import PrefixAnalysis, ScopePrefix, analyze, move_to_end, varying_slots
 from promptlint.analysis.volatility import VariableTable
 from promptlint.config import Config
@@ -49,6 +50,9 @@ class PromptResult:
     # what-if per tokenizer: every slot that varies at the first breaker's scope
     # moved, in order, after the stable content (the volatile-suffix layout)
     fixed: dict[str, PrefixAnalysis] = field(default_factory=dict)
+    # the conversation history the prompt carries, and what a per-request value
+    # ahead of it costs per turn (analysis/conversation.py), with the first tokenizer
+    conversation: Conversation | None = None
 
     @property
     def primary(self) -> PrefixAnalysis:
@@ -70,9 +74,17 @@ class PromptResult:
         return max(0, fixed.stable(sp.scope.key) - sp.stable_tokens)
 
     @property
+    def turn_breaker(self) -> bool:
+        """A per-request value sits ahead of the conversation history, so each
+        turn re-sends at least MIN_BREAKER_GAIN tokens uncached."""
+        chat = self.conversation
+        return chat is not None and chat.breaker is not None and chat.lost_per_turn >= MIN_BREAKER_GAIN
+
+    @property
     def has_breaker(self) -> bool:
-        """A volatile slot sits ahead of stable content worth caching."""
-        return self.tokens_lost >= MIN_BREAKER_GAIN
+        """A volatile slot sits ahead of stable content worth caching (in the
+        template, or the conversation after it)."""
+        return self.tokens_lost >= MIN_BREAKER_GAIN or self.turn_breaker
 
 
 @dataclass
@@ -144,7 +156,10 @@ def audit_template(template: PromptTemplate, models: list[ModelSpec], config: Co
             result.if_fixed_cached = _cached(spec, what_if)
             result.if_fixed = estimate(spec, what_if.total_tokens, result.if_fixed_cached, config.traffic)
         results.append(result)
-    return PromptResult(template, analyses, results, fixed)
+    primary = analyses[models[0].tokenizer] if models else None
+    chat = conversation(template, primary.reference, get_tokenizer(primary.tokenizer), config.traffic) \
+        if primary is not None else None
+    return PromptResult(template, analyses, results, fixed, chat)
 
 
 def find_candidates(paths: list[Path], config: Config, notes: list[str] | None = None) -> list[Candidate]:

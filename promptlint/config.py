@@ -72,7 +72,7 @@ def _traffic(value, path) -> Traffic:
         full = f"traffic.{key}"
         _expect(hasattr(traffic, name), path, full,
                 "unknown key (expected requests-per-day, users, sessions-per-user-per-day, days-per-month, "
-                "session-minutes)")
+                "session-minutes, history-tokens-per-turn)")
         _expect(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0, path, full,
                 "expected a positive number")
         setattr(traffic, name, int(v) if name == "users" else float(v))

@@ -20,7 +20,7 @@ from promptlint.analysis.render import CONTAINERS, varies_in
 from promptlint.audit import MIN_BREAKER_GAIN as MIN_BREAKER_GAIN
 from promptlint.checks.base import CheckContext
 from promptlint.economics.providers import cacheable
-from promptlint.ir import Scope, Slot, Volatility
+from promptlint.ir import Scope, Slot, SlotKind, Volatility
 from promptlint.tokenizers import get_tokenizer
 
 
@@ -49,6 +49,13 @@ def candidates(parts) -> Iterator[Slot]:
             yield part
 
 
+def as_written(slot: Slot) -> str:
+    """A slot as the user wrote it: `{{ x }}`, `{% if x %}`, `{% for x in y %}`."""
+    if slot.kind in (SlotKind.CONDITIONAL, SlotKind.LOOP) and not slot.label.startswith("{"):
+        return "{% " + slot.label + " %}"
+    return slot.label
+
+
 def widest_scope(volatility: Volatility) -> Scope:
     """The widest scope whose shared prefix this class breaks (day and deploy
     break none within their period; they count against all users)."""
@@ -71,6 +78,23 @@ def stable_tokens_after(ctx: CheckContext, slot: Slot, scope: Scope) -> int:
     if not text:
         return 0
     return len(get_tokenizer(ctx.primary.tokenizer).encode(text))
+
+
+def conversation_loss(ctx: CheckContext, slot: Slot):
+    """(Conversation, usd/month) when `slot` changes every request and sits
+    ahead of the prompt's conversation history: each turn then re-prefills
+    the history too (analysis/conversation.py has the formula). The money
+    is the history's mean size at the session scope, by monthly_cost."""
+    from promptlint.analysis.conversation import conversation
+
+    if slot.volatility < Volatility.REQUEST:
+        return None
+    chat = conversation(ctx.template, ctx.primary.reference, get_tokenizer(ctx.primary.tokenizer),
+                        ctx.config.traffic, breaker=slot)
+    if chat is None or chat.breaker is None:
+        return None
+    usd, _ = monthly_cost(ctx, round(chat.mean_history), Scope.SESSION)
+    return chat, usd
 
 
 def monthly_cost(ctx: CheckContext, tokens: int, scope: Scope) -> tuple[float, str]:

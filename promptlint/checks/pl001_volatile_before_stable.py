@@ -12,11 +12,30 @@ from promptlint.checks.move_to_user import move_edits
 from promptlint.checks.precision import precision_edits
 from promptlint.checks.source_fixes import describe, source_edits
 from promptlint.checks.measure import (
-    MIN_BREAKER_GAIN, SEVERITY_BY_CLASS, candidates, monthly_cost, stable_tokens_after, widest_scope,
+    MIN_BREAKER_GAIN, SEVERITY_BY_CLASS, as_written, candidates, conversation_loss, monthly_cost,
+    stable_tokens_after, widest_scope,
 )
 from promptlint.ir import Volatility
 
 SCOPE_WORDS = {"global": "all users", "user": "one user's sessions", "session": "one session's requests"}
+
+
+def _at(slot) -> str:
+    line, col = slot.span.line_col if slot.span else (1, 1)
+    return f"{line}:{col}"
+
+
+def _worth_reporting(tokens: int, turn) -> bool:
+    """Enough stable tokens follow the slot, or (a per-request value ahead
+    of the conversation history) each turn re-sends enough: the history is
+    thrown away on every turn, however little stable text follows it."""
+    return tokens >= MIN_BREAKER_GAIN or (turn is not None and turn[0].lost_per_turn >= MIN_BREAKER_GAIN)
+
+
+def reports(ctx: CheckContext, slot) -> bool:
+    """Whether PL001 reports this slot (PL005 leaves such slots to it)."""
+    return _worth_reporting(stable_tokens_after(ctx, slot, widest_scope(slot.volatility)),
+                            conversation_loss(ctx, slot))
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
@@ -26,7 +45,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 continue  # the specific rule reports it, with the specific fix
             scope = widest_scope(slot.volatility)
             tokens = stable_tokens_after(ctx, slot, scope)
-            if tokens < MIN_BREAKER_GAIN:
+            turn = conversation_loss(ctx, slot)
+            if not _worth_reporting(tokens, turn):
                 continue
             usd, model = monthly_cost(ctx, tokens, scope)
             period = {Volatility.DAY: "once a day", Volatility.DEPLOY: "on every release"}.get(slot.volatility)
@@ -35,6 +55,16 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 usd = 0.0
             else:
                 effect = f"it keeps {tokens:,} stable tokens after it from being shared by {SCOPE_WORDS[scope.key]}"
+            if turn is not None:
+                chat, turn_usd = turn
+                effect += (f"; it also sits ahead of the conversation history ({as_written(chat.history)} at "
+                           f"{_at(chat.history)}), so every turn of a session re-sends about "
+                           f"{chat.lost_per_turn:,.0f} tokens uncached: the {chat.stable_after:,} stable tokens "
+                           f"after it and the conversation so far ({chat.mean_history:,.0f} on average at "
+                           f"{chat.tokens_per_turn:,.0f} tokens a turn over {chat.turns:.1f} turns, "
+                           f"[tool.promptlint.traffic])")
+                usd += turn_usd
+                tokens = max(tokens, round(chat.lost_per_turn))
             edits, unsafe = source_edits(slot), False
             if not edits:
                 edits = precision_edits(slot, getattr(ctx.config, "timestamp_precision", None))

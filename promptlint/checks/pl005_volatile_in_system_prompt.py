@@ -15,11 +15,8 @@ from collections.abc import Iterator
 
 from promptlint.analysis.render import varies_in
 from promptlint.checks.base import CheckContext, Finding, Severity
-from promptlint.checks.measure import (
-    MIN_BREAKER_GAIN,
-    stable_tokens_after,
-    widest_scope,
-)
+from promptlint.checks import pl001_volatile_before_stable as pl001
+from promptlint.checks.measure import widest_scope
 from promptlint.checks.measure import candidates
 from promptlint.ir import Slot, Volatility
 from promptlint.tokenizers import get_tokenizer
@@ -75,7 +72,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             if slot.span is None or slot.volatility < Volatility.SESSION:
                 continue
             scope = widest_scope(slot.volatility)
-            if stable_tokens_after(ctx, slot, scope) >= MIN_BREAKER_GAIN:
+            if pl001.reports(ctx, slot):
                 continue  # PL001 reports it, with the tokens it costs
             tokens = _stable_after_in(ctx, slot, scope, end)
             per = "session" if slot.volatility is Volatility.SESSION else "request"

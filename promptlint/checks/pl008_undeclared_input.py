@@ -15,8 +15,8 @@ from collections.abc import Iterator
 
 from promptlint.analysis.render import CONTAINERS
 from promptlint.checks.base import CheckContext, Finding, Severity
-from promptlint.checks.measure import MIN_BREAKER_GAIN, stable_tokens_after
-from promptlint.ir import Scope, Slot, SlotKind, Volatility
+from promptlint.checks.measure import MIN_BREAKER_GAIN, as_written, stable_tokens_after
+from promptlint.ir import Scope, Slot, Volatility
 
 RULE = "PL008"
 NAMES_SHOWN = 6
@@ -34,13 +34,6 @@ def unknown_slots(parts) -> Iterator[Slot]:
             yield from unknown_slots(part.else_children)
         elif part.volatility is Volatility.UNKNOWN:
             yield part
-
-
-def as_written(slot: Slot) -> str:
-    """A slot as the user wrote it: `{{ x }}`, `{% if x %}`, `{% for x in y %}`."""
-    if slot.kind in (SlotKind.CONDITIONAL, SlotKind.LOOP) and not slot.label.startswith("{"):
-        return "{% " + slot.label + " %}"
-    return slot.label
 
 
 def _name(slot: Slot) -> str:

@@ -46,6 +46,9 @@ class Traffic:
     sessions_per_user_per_day: float = 3.0
     days_per_month: float = 30.0
     session_minutes: float | None = 30.0
+    # tokens one exchange (a user turn and the reply) adds to a conversation's
+    # history: an assumption of this traffic model, set it from your logs
+    history_tokens_per_turn: float = 200.0
 
     def __post_init__(self) -> None:
         for name in ("requests_per_day", "users", "sessions_per_user_per_day", "days_per_month"):
@@ -148,6 +151,7 @@ def _as_traffic(traffic: Any) -> Traffic:
         sessions_per_user_per_day=traffic.sessions_per_user_per_day,
         days_per_month=traffic.days_per_month,
         session_minutes=getattr(traffic, "session_minutes", None),
+        history_tokens_per_turn=getattr(traffic, "history_tokens_per_turn", Traffic.history_tokens_per_turn),
     )
 
 

@@ -6,6 +6,7 @@ ever added; a change of meaning bumps `schema_version`.
 from __future__ import annotations
 
 from promptlint import __version__
+from promptlint.analysis.conversation import FORMULA as CONVERSATION_FORMULA
 from promptlint.analysis.prefix import unknown_inputs
 from promptlint.audit import AuditResult, ModelResult, PromptResult
 from promptlint.economics.providers import table_date
@@ -93,11 +94,29 @@ def _prompt(p: PromptResult) -> dict:
         "location": _location(t.span),
         "sections": [s.role for s in t.sections],
         "unknown_inputs": unknown_inputs(t),
+        "conversation": _conversation(p),
         "tokenizers": tokenizers,
         "first_breaker": _breaker(first) if first is not None else None,
         "cache_breaker": p.has_breaker,
         "stable_tokens_lost": p.tokens_lost,
         "models": [_model(m, p) for m in p.models],
+    }
+
+
+def _conversation(p: PromptResult) -> dict | None:
+    chat = p.conversation
+    if chat is None:
+        return None
+    return {
+        "history": {"slot": chat.history.label, "location": _location(chat.history.span)},
+        "breaker": ({"slot": chat.breaker.label, "volatility": chat.breaker.volatility.label,
+                     "location": _location(chat.breaker.span)} if chat.breaker is not None else None),
+        "turns_per_session": round(chat.turns, 4),
+        "history_tokens_per_turn": chat.tokens_per_turn,
+        "mean_history_tokens": round(chat.mean_history, 2),
+        "stable_tokens_after_breaker": chat.stable_after,
+        "tokens_lost_per_turn": round(chat.lost_per_turn, 2),
+        "formula": CONVERSATION_FORMULA,
     }
 
 
@@ -138,6 +157,7 @@ def build(result: AuditResult, config) -> dict:
             "sessions_per_user_per_day": traffic.sessions_per_user_per_day,
             "days_per_month": traffic.days_per_month,
             "session_minutes": traffic.session_minutes,
+            "history_tokens_per_turn": traffic.history_tokens_per_turn,
             "note": "each prompt is assumed to receive this traffic",
         },
         "files": result.files,

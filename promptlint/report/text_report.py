@@ -3,7 +3,7 @@ as plain aligned text when stdout is not a terminal (CI logs, pipes)."""
 
 from __future__ import annotations
 
-from promptlint.audit import AuditResult, PromptResult
+from promptlint.audit import MIN_BREAKER_GAIN, AuditResult, PromptResult
 from promptlint.economics.providers import table_date
 from promptlint.analysis.prefix import unknown_inputs, varying_slots
 from promptlint.ir import Scope
@@ -32,7 +32,7 @@ def _rows(p: PromptResult) -> list[tuple[str, ...]]:
         tok = "exact" if spec.tokenizer_exact else "proxy"
         c = m.cost
         fixed = "-"
-        if p.has_breaker and m.if_fixed is not None:
+        if p.tokens_lost >= MIN_BREAKER_GAIN and m.if_fixed is not None:
             fixed = "+" + money(m.if_fixed.saving_per_month - c.saving_per_month)
         rows.append((spec.key, tok, tokens(m.cached["global"]),
                      f"{tokens(c.expected_cached_tokens)} ({pct(c.prefill_saved_fraction)})",
@@ -62,6 +62,7 @@ def _headline(p: PromptResult) -> list[str]:
     stable = ", ".join(f"{tokens(a.stable(s.key))} {SCOPE_WORDS[s.key]}" for s in Scope)
     lines.append(f"  stable prefix: {stable}")
     lines += _unknown_line(p)
+    lines += _conversation_line(p)
     sp = p.breaker
     if sp is None:
         lines.append("  nothing varies: the whole prompt is stable")
@@ -69,9 +70,10 @@ def _headline(p: PromptResult) -> list[str]:
     slot = sp.breaker
     where = slot.span.location() if slot.span else t.location()
     described = f"{where} {slot.label} [{slot.volatility.label}] {slot.reason}"
-    if not p.has_breaker:
-        lines.append(f"  stable prefix ends ({SCOPE_WORDS[sp.scope.key]}) at {described}; "
-                     f"no stable content worth caching follows it")
+    if p.tokens_lost < MIN_BREAKER_GAIN:
+        follows = ("little stable text of the template follows it, but the conversation does (above)"
+                   if p.turn_breaker else "no stable content worth caching follows it")
+        lines.append(f"  stable prefix ends ({SCOPE_WORDS[sp.scope.key]}) at {described}; {follows}")
         return lines
     fixed = p.fixed[a.tokenizer]
     lines.append(f"  cache breaker ({SCOPE_WORDS[sp.scope.key]}): {described}")
@@ -81,6 +83,19 @@ def _headline(p: PromptResult) -> list[str]:
     lines.append(f"  it throws away {tokens(p.tokens_lost)} stable tokens; with the volatile content{more} "
                  f"moved after the stable content, the stable prefix would be: {after}")
     return lines
+
+
+def _conversation_line(p: PromptResult) -> list[str]:
+    """What a per-request value ahead of the conversation history costs a turn."""
+    chat = p.conversation
+    if chat is None or chat.breaker is None:
+        return []
+    at = chat.breaker.span.location() if chat.breaker.span else p.template.location()
+    hist = chat.history.span.line_col if chat.history.span else (1, 1)
+    return [f"  conversation: {at} {chat.breaker.label} [{chat.breaker.volatility.label}] sits ahead of the history "
+            f"at {hist[0]}:{hist[1]}: every turn re-sends about {tokens(chat.lost_per_turn)} tokens uncached "
+            f"({tokens(chat.stable_after)} stable after it + the conversation so far, "
+            f"{tokens(chat.tokens_per_turn)} x ({chat.turns:.1f} - 1) / 2 = {tokens(chat.mean_history)} on average)"]
 
 
 def _unknown_line(p: PromptResult) -> list[str]:
