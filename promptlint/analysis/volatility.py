@@ -67,7 +67,7 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
      Verdict(V.UNKNOWN, "the name suggests a switch the caller sets: no evidence of how often it changes")),
     # limits and counts the deployment configures
     _rule(V.STATIC, "a configured limit",
-          r"(max|min|maximum|minimum)_.+", r".+_(limit|limits|max|min|threshold|cap|window|size|length)",
+          r"(max|min|maximum|minimum)_.+", r".+_(limit|limits|max|min|threshold|cap|window)",
           r"(num|number_of|n)_(max_)?(actions|steps|tools|results|retries|attempts|turns|iterations|examples|shots)"),
     _rule(V.STATIC, "fixed configuration",
           r"(base_|main_)?system_?(prompt|message|instructions?)", r"preamble", r"(global_|base_)?instructions?",
@@ -92,7 +92,8 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
     _rule(V.SESSION, "per-conversation state",
           r".*(history|conversation|transcript|dialog|dialogue|memory|memories|scratchpad).*",
           r"session.*", r".*_session", r"thread_?id", r"chat_?id", r"(chat_|conversation_|running_)?summary",
-          r"(previous|prior|past)_.*", r"plan", r"notes", r"(chat_|conversation_)?messages", r"turns",
+          r"(previous|prior|past)_.*", r"plan", r"notes", r"state", r"thread", r"(chat_|conversation_)?messages",
+          r"turns",
           # the repository or branch a coding agent's session works on
           r"(repo|repository|git_repo)(_name|_url|_path|_dir|_directory|_full_name)?", r"(git_)?branch(_name)?"),
     _rule(V.REQUEST, "per-request input",
