@@ -11,8 +11,8 @@ The repositories' files are never part of this project. `--mirror DIR` is a
 folder of fetched git directories, one per repository, named `owner+name`
 (as the search tool's fetch writes them: DIR/owner+name/repo or
 DIR/owner+name/repo/.git); each case names its repository and commit, and
-the files are read from git objects at that commit (`git archive`) into a
-temporary folder outside any project, so no config of this project applies.
+the files are read from git objects at that commit into a temporary folder
+outside any project, so no config of this project applies.
 
 Two runs per case, both through the real CLI in a fresh process
 (`python -m promptlint check --format json`), so a crash or a traceback shows:
@@ -136,6 +136,37 @@ def git_dir(mirror: Path, repo: str) -> Path:
     raise CaseError(f"{repo}: no git directory under {base} (fetch it first)")
 
 
+def write_tree(gdir: Path, commit: str, dest: Path, tops: list[str] | None = None) -> int:
+    """Write the files of `commit` (those under `tops`, or all) into `dest`
+    from git objects; objects the snapshot lacks (its largest files) are
+    skipped. Returns the number of files written."""
+    from promptlint.gitfiles import read_blobs
+
+    args = ["git", f"--git-dir={gdir}", "ls-tree", "-r", "-z", commit]
+    if tops and "." not in tops:
+        args += ["--", *tops]
+    listing = subprocess.run(args, capture_output=True, check=True).stdout
+    entries = []
+    for record in listing.split(b"\0"):
+        meta, _, path = record.partition(b"\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == b"blob" and parts[0] in (b"100644", b"100755"):
+            entries.append((path.decode("utf-8", "surrogateescape"), parts[2].decode()))
+    written = 0
+    for start in range(0, len(entries), 2000):
+        chunk = entries[start:start + 2000]
+        blobs = read_blobs(gdir, [sha for _, sha in chunk])
+        for path, sha in chunk:
+            data = blobs.get(sha)
+            if data is None:
+                continue
+            target = dest.joinpath(*path.split("/"))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            written += 1
+    return written
+
+
 def materialise(mirror: Path, cases: list[Case], into: Path) -> dict[tuple[str, str], Path]:
     """Each (repo, commit)'s subtrees and named files, from git objects, into
     its own folder under `into`. Returns the folder of each (repo, commit)."""
@@ -151,12 +182,11 @@ def materialise(mirror: Path, cases: list[Case], into: Path) -> dict[tuple[str, 
         root.mkdir(parents=True)
         # an ancestor already covers its descendants
         tops = sorted(p for p in paths if not any(p != q and (q == "." or p.startswith(q + "/")) for q in paths))
-        archive = subprocess.run(["git", f"--git-dir={gdir}", "archive", "--format=tar", commit, "--", *tops],
-                                 capture_output=True)
-        if archive.returncode != 0:
-            raise CaseError(f"{repo}@{commit[:12]}: git archive failed: "
-                            f"{archive.stderr.decode(errors='replace').strip().splitlines()[-1:]}")
-        subprocess.run(["tar", "-x", "-C", str(root)], input=archive.stdout, check=True)
+        try:
+            write_tree(gdir, commit, root, tops)
+        except subprocess.CalledProcessError as exc:
+            raise CaseError(f"{repo}@{commit[:12]}: git ls-tree failed: "
+                            f"{exc.stderr.decode(errors='replace').strip().splitlines()[-1:]}") from None
         roots[key] = root
     return roots
 

@@ -162,13 +162,14 @@ def audit_template(template: PromptTemplate, models: list[ModelSpec], config: Co
     return PromptResult(template, analyses, results, fixed, chat)
 
 
-def find_candidates(paths: list[Path], config: Config, notes: list[str] | None = None) -> list[Candidate]:
+def find_candidates(paths: list[Path], config: Config, notes: list[str] | None = None,
+                    display_root: Path | None = None) -> list[Candidate]:
     """The files to read under `paths`; `notes` (if given) gets one line per
     file looked at: why it is read or skipped."""
     discovery = Discovery(config.root, config.exclude, config.include)
     found = discovery.find(paths)
     if notes is not None:
-        ctx = source_context(config)
+        ctx = source_context(config, display_root)
         notes += [f"{ctx.display_path(c.path)}: read ({c.reason})" for c in found]
         notes += [f"{ctx.display_path(s.path)}: skipped ({s.reason})" for s in discovery.skipped]
     return found
@@ -212,7 +213,7 @@ def run_audit(paths: list[Path], config: Config, models: list[ModelSpec],
               progress: Callable[[int, int], None] | None = None,
               display_root: Path | None = None) -> AuditResult:
     result = AuditResult(models=models)
-    candidates = find_candidates(paths, config, result.notes)
+    candidates = find_candidates(paths, config, result.notes, display_root)
     result.files = len(candidates)
     for template in load_templates(candidates, config, result.errors, display_root, progress, result.notes):
         result.prompts.append(audit_template(template, models, config))

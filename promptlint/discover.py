@@ -72,7 +72,7 @@ _NEVER = re.compile(r"^(readme|changelog|changes|history|news|license|licence|co
                     r"contributing|code_of_conduct|codeowners|funding|citation|release_notes)(\.(md|markdown|rst|txt|adoc|cff))?$|^(package(-lock)?|tsconfig.*|jsconfig|"
                     r"composer|renovate|lerna|nx|turbo|vercel|netlify|tslint|eslint.*|\.?babelrc|app|manifest|"
                     r"firebase|pnpm-lock|yarn|deno|bun|pyrightconfig|mkdocs|codecov|docker-compose.*|compose|"
-                    r"environment|pyproject|poetry|pdm|uv|cargo|pubspec|\.pre-commit-.*|\.?readthedocs|"
+                    r"environment|pyproject|promptlint|poetry|pdm|uv|cargo|pubspec|\.pre-commit-.*|\.?readthedocs|"
                     r"mypy|setup|tox|pixi|conda|meta|chart|values|kustomization|openapi.*|swagger.*)"
                     r"\.(json|ya?ml|toml|lock)$", re.IGNORECASE)
 # Folders whose text files are documentation, not prompts: only convention
@@ -93,6 +93,8 @@ _PROMPT_DIR_WORD = re.compile(r"prompt", re.IGNORECASE)
 CONFIG_KEY = re.compile(
     r"""(?im)^[ \t-]*["']?(?:[\w\-]*(?:prompt|template|instruction|system_message|backstory|persona)s?[\w\-]*|"""
     r"""messages|system|goal|role|description)["']?[ \t]*[:=]""")
+# A chat request written as data: `"role": "system"` and the like, anywhere in the text.
+CHAT_SHAPE = re.compile(r"""["']?role["']?\s*:\s*["']?(system|user|assistant|developer)\b""")
 SNIFF_BYTES = 65_536
 
 
@@ -190,6 +192,10 @@ def classify(path: Path, rel_parts: tuple[str, ...], prompts_spec: pathspec.GitI
     if fmt == "messages":
         if CONFIG_KEY.search(head):
             return fmt, "data file with prompt-bearing keys", True
+        if CHAT_SHAPE.search(head):
+            return fmt, "data file holding chat messages", True
+        if has_placeholders(head) and directive_score(head) >= 5:
+            return fmt, "data file whose values are templated instructions", True
         if (named or in_prompt_dir) and reads_as_instructions(head):
             return fmt, "data file in a prompt folder or with a prompt name, with instruction-like text", True
         return None, "data file without prompt-bearing keys", False
@@ -202,8 +208,6 @@ def classify(path: Path, rel_parts: tuple[str, ...], prompts_spec: pathspec.GitI
         return fmt, "in a prompt folder and reads as instructions", True
     if placeholders and score >= 3 and not in_docs:
         return fmt, "has template placeholders and reads as instructions", True
-    if explicit and (placeholders or score >= 3):
-        return fmt, "named on the command line, has placeholders or reads as instructions", True
     return None, "text that does not read as a prompt (no placeholders and instructions together)", False
 
 

@@ -63,6 +63,27 @@ def test_bad_prompt_fails_the_commit_and_good_one_passes(repo, pre_commit_home):
     assert "good.j2" not in bad.stdout.split("Failed", 1)[1]
 
 
+def test_prompts_found_by_what_they_are_are_checked_and_other_text_passes(repo, pre_commit_home):
+    """The hook passes every text file: a system prompt in Markdown and an
+    agent config anywhere are checked, a README and a script are skipped."""
+    (repo / "agent").mkdir()
+    (repo / "agent" / "system_prompt.md").write_text("The current time is {{ current_time }}.\n" + STABLE)
+    (repo / "agent" / "planner.yaml").write_text("planner:\n  system_prompt: |\n    Today is {now}.\n    "
+                                                 + STABLE.replace("\n", "\n    ") + "\n")
+    (repo / "README.md").write_text("# Tools\nRun `make` to build {{ target }}.\n")
+    (repo / "build.sh").write_text("#!/bin/sh\necho ${HOME}\n")
+    git(repo, "add", "promptlint.toml", "agent/system_prompt.md", "README.md", "build.sh")
+    result = try_repo(repo, pre_commit_home, "promptlint")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "agent/system_prompt.md:1:21: PL001 {{ current_time }} is request" in result.stdout
+    assert "README.md" not in result.stdout and "build.sh" not in result.stdout
+    git(repo, "rm", "-q", "--cached", "agent/system_prompt.md")
+    git(repo, "add", "agent/planner.yaml")
+    result = try_repo(repo, pre_commit_home, "promptlint")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "agent/planner.yaml:3:14: PL001 {now} is request" in result.stdout
+
+
 def test_fix_hook_sorts_the_loop(repo, pre_commit_home):
     git(repo, "add", "promptlint.toml", "tools.j2")
     result = try_repo(repo, pre_commit_home, "promptlint-fix")

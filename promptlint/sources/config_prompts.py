@@ -77,7 +77,7 @@ def is_prompt_key(key: str) -> bool:
 
 def _prose(text: str, minimum: int) -> bool:
     stripped = text.strip()
-    return len(stripped) >= minimum and " " in stripped and not _REFERENCE.match(stripped)
+    return len(stripped) >= minimum and re.search(r"\s", stripped) is not None and not _REFERENCE.match(stripped)
 
 
 def is_prompt_value(text: str, key_is_prompt: bool, under_prompt_key: bool, prompt_file: bool) -> bool:

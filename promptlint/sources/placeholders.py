@@ -80,7 +80,7 @@ def fallback_style(text: str, style: str) -> str | None:
     """The style to try when `style` fails to parse: `{{"a": {x}}}` is an
     escaped-brace format string, not Jinja, so a string that also has
     `{name}` fields is read as `format` when Jinja rejects it."""
-    return "format" if style == "jinja" and _FIELD.search(text) else None
+    return "format" if style == "jinja" and _LONE_FIELD.search(text) else None
 
 
 def style_chain(text: str, style: str) -> list[str]:
