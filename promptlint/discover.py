@@ -79,6 +79,8 @@ _NEVER = re.compile(r"^(readme|changelog|changes|history|news|license|licence|co
 # and name matches are taken there.
 _DOC_DIRS = {"docs", "doc", "documentation", "site", "website", "wiki", "man", "changelog", "changelogs",
              "examples_output", "test-results", "fixtures_output", "licenses", "third_party", "vendor"}
+# Recorded HTTP interactions and test snapshots: requests as they were sent, not prompt sources.
+_RECORDING_DIRS = {"cassettes", "vcr_cassettes", "__snapshots__", "snapshots", "recordings", "golden", "goldens"}
 # A name that says the file is a prompt.
 _PROMPT_NAME = re.compile(
     r"(^|[_\-.\s])(system|sys|prompts?|preprompts?|instructions?|persona|personas|soul|jailbreak|"
@@ -95,7 +97,7 @@ CONFIG_KEY = re.compile(
     r"""messages|system|goal|role|description)["']?[ \t]*[:=]""")
 # A chat request written as data: `"role": "system"` and the like, anywhere in the text.
 CHAT_SHAPE = re.compile(r"""["']?role["']?\s*:\s*["']?(system|user|assistant|developer)\b""")
-SNIFF_BYTES = 65_536
+SNIFF_BYTES = 16_384  # what the sniff reads of a file: a prompt says what it is early
 
 
 def _suffix(path: Path) -> str:
@@ -185,7 +187,12 @@ def classify(path: Path, rel_parts: tuple[str, ...], prompts_spec: pathspec.GitI
         return fmt, "prompt file by convention", False
     named = bool(_PROMPT_NAME.search(path.stem if fmt != "text" else name))
     in_prompt_dir = bool(folders & _PROMPT_DIRS) or any(_PROMPT_DIR_WORD.search(p) for p in folders)
-    in_docs = bool(folders & _DOC_DIRS)
+    if folders & _DOC_DIRS:
+        return None, "in a documentation folder (docs/, site/ ...): its examples are not prompts", False
+    if folders & _RECORDING_DIRS:
+        return None, "in a folder of recorded requests or snapshots (cassettes/, __snapshots__/ ...)", False
+    if fmt == "text" and not _suffix(path) and not (named or in_prompt_dir):
+        return None, "a file without an extension outside a prompt folder", False
     head = _read_head(path)
     if head is None:
         return (fmt, "named on the command line", False) if explicit else (None, "binary or unreadable", False)
@@ -194,19 +201,20 @@ def classify(path: Path, rel_parts: tuple[str, ...], prompts_spec: pathspec.GitI
             return fmt, "data file with prompt-bearing keys", True
         if CHAT_SHAPE.search(head):
             return fmt, "data file holding chat messages", True
-        if has_placeholders(head) and directive_score(head) >= 5:
+        if has_placeholders(head) and directive_score(head) >= 5:  # placeholders first: the cheap test
             return fmt, "data file whose values are templated instructions", True
         if (named or in_prompt_dir) and reads_as_instructions(head):
             return fmt, "data file in a prompt folder or with a prompt name, with instruction-like text", True
         return None, "data file without prompt-bearing keys", False
     # Markdown, text and template files
-    if named and not in_docs:
+    if named:
         return fmt, "its name says it is a prompt", False
-    score = directive_score(head)
     placeholders = has_placeholders(head)
-    if in_prompt_dir and not in_docs and (score >= 2 or placeholders and score >= 1):
-        return fmt, "in a prompt folder and reads as instructions", True
-    if placeholders and score >= 3 and not in_docs:
+    if in_prompt_dir:
+        score = directive_score(head)
+        if score >= 2 or placeholders and score >= 1:
+            return fmt, "in a prompt folder and reads as instructions", True
+    elif placeholders and directive_score(head) >= 3:
         return fmt, "has template placeholders and reads as instructions", True
     return None, "text that does not read as a prompt (no placeholders and instructions together)", False
 
@@ -225,17 +233,18 @@ class Discovery:
                                                          + tuple(self.include))
 
     def _rel(self, path: Path) -> str:
+        if path.is_absolute():  # the walk's own paths: under the resolved root already, no syscalls
+            try:
+                return path.relative_to(self.root).as_posix()
+            except ValueError:
+                pass
         try:
             return path.resolve().relative_to(self.root).as_posix()
         except ValueError:
             return path.as_posix()
 
     def _inside(self, path: Path) -> bool:
-        try:
-            path.resolve().relative_to(self.root)
-            return True
-        except ValueError:
-            return False
+        return not Path(self._rel(path)).is_absolute()
 
     def excluded(self, path: Path) -> bool:
         return self.exclude_spec.match_file(self._rel(path))

@@ -49,7 +49,7 @@ EXPECTED = {
     "tomlcfg/assistant.toml": [("PL001", 7, 20, "error")],
 }
 SKIPPED = {
-    "docs/how-to.md": "text that does not read as a prompt",
+    "docs/how-to.md": "in a documentation folder",
     "webapp/templates/welcome.html.j2": "Jinja template of a .html file, not a prompt",
     "cookiecutter/pyproject.toml": "a project file",
     "README.rst": "not a kind of file promptlint reads",
@@ -112,5 +112,5 @@ def test_multi_turn_loss_is_reported_per_turn():
 def test_cli_verbose_names_the_skipped_files():
     result = invoke(DATA, "check", "-v", "docs/how-to.md", "prompts/planner.yaml")
     assert result.exit_code == 1
-    assert "note: docs/how-to.md: skipped (text that does not read as a prompt" in result.stderr
+    assert "note: docs/how-to.md: skipped (in a documentation folder" in result.stderr
     assert "prompts/planner.yaml:7:5: PL001 {{ task }} is request" in result.stdout

@@ -34,10 +34,24 @@ class SourceContext:
     diagnostics: list[SourceError] = field(default_factory=list)
 
     def display_path(self, path: Path) -> str:
+        base = self._display_base()
+        if path.is_absolute():
+            try:
+                return str(path.relative_to(base))
+            except ValueError:
+                pass
         try:
-            return str(path.resolve().relative_to((self.display_root or self.root).resolve()))
+            return str(path.resolve().relative_to(base))
         except ValueError:
             return str(path)
+
+    def _display_base(self) -> Path:
+        base = (self.display_root or self.root)
+        cached = getattr(self, "_base_cache", None)
+        if cached is None or cached[0] != base:
+            cached = (base, base.resolve())
+            object.__setattr__(self, "_base_cache", cached)
+        return cached[1]
 
 
     # what a reader could not follow and read another way (a computed include):

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from promptlint.analysis.volatility import snake
@@ -57,13 +58,21 @@ MAX_PROMPTS_PER_FILE = 500  # a data dump with thousands of prose values is not 
 
 @dataclass
 class Value:
-    """A string value: its decoded text, file offset of each character, the
-    span of the whole scalar, and its key path."""
+    """A string value: its decoded text, the span of the whole scalar, its
+    key path, and the file offset of each character (mapped only for the
+    values chosen as prompts: `decode` gives (text, offsets) on demand)."""
 
     text: str
-    offsets: list[int]
     span: Span
     path: tuple
+    decode: Callable[[], tuple[str, list[int]]] | None = None
+    _offsets: list[int] | None = None
+
+    @property
+    def offsets(self) -> list[int]:
+        if self._offsets is None:
+            self.text, self._offsets = self.decode()
+        return self._offsets
 
 
 def _key_words(path: tuple) -> list[str]:
@@ -112,7 +121,8 @@ def _style(ctx: SourceContext, file: SourceFile) -> str:
 
 
 def _parts(value: Value, file: SourceFile, ctx: SourceContext):
-    return parse_template_string(value.text, file, value.offsets, ctx, _style(ctx, file))
+    offsets = value.offsets  # decodes the value exactly, with its offsets
+    return parse_template_string(value.text, file, offsets, ctx, _style(ctx, file))
 
 
 def build(file: SourceFile, ctx: SourceContext, values: list[Value], agents: list[tuple[tuple, dict]]) -> list[PromptTemplate]:
@@ -165,8 +175,7 @@ def from_nodes(file: SourceFile, ctx: SourceContext, node, builder) -> list[Prom
     seen: set[int] = set()
 
     def value_of(n, path: tuple) -> Value:
-        text, offsets = builder.decode(n)
-        return Value(text, offsets, builder.node_span(n), path)
+        return Value(n.value, builder.node_span(n), path, lambda: builder.decode(n))
 
     def walk(n, path: tuple, depth: int) -> None:
         if n is None or id(n) in seen or depth > 64:
@@ -233,7 +242,7 @@ def _toml_strings(file: SourceFile, data: dict) -> list[Value]:
         table = next((path for pos, path in reversed(tables) if pos < m.start()), ())
         path = table + _toml_key_path(m.group("key"))
         offsets = align_offsets(text[body_start:end], decoded, body_start, escapes=quote[0] == '"')
-        out.append(Value(decoded, offsets, Span(file, m.start("quote"), end + len(quote)), path))
+        out.append(Value(decoded, Span(file, m.start("quote"), end + len(quote)), path, _offsets=offsets))
     return out
 
 
