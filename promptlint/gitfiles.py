@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 
 import pathspec
 
-from promptlint.discover import PARTIAL_DIRS, PROMPT_FOLDER_PATTERNS, PROMPT_PATTERNS
+from promptlint.discover import PARTIAL_DIRS, PROMPT_FOLDER_PATTERNS, PROMPT_PATTERNS, may_hold_prompt
 from promptlint.sources.base import MAX_FILE_BYTES
 
 # Files written beside the prompts whatever their name: discovery reads them. (Both sides
@@ -164,9 +164,10 @@ def _normal(path: PurePosixPath) -> str | None:
 
 
 def select_files(entries: dict[str, Entry], targets: list[str], include: tuple[str, ...] = ()) -> set[str]:
-    """Which files of the tree to write out: the prompt files under the
-    targets (repo-relative paths; a named file is always taken), partial
-    folders and .gitignore files (discovery reads them)."""
+    """Which files of the tree to write out: the files under the targets that
+    may hold a prompt (repo-relative paths; a named file is always taken;
+    discovery looks closer at what is written), partial folders and
+    .gitignore files (discovery reads them)."""
     prompts = pathspec.GitIgnoreSpec.from_lines(PROMPT_PATTERNS + PROMPT_FOLDER_PATTERNS + tuple(include))
     chosen: set[str] = set()
     for path, entry in entries.items():
@@ -174,7 +175,8 @@ def select_files(entries: dict[str, Entry], targets: list[str], include: tuple[s
             continue
         parts = path.split("/")
         side = parts[-1] in SIDE_FILES or any(p in PARTIAL_DIRS for p in parts[:-1])
-        prompt = path in targets or (any(_under(path, t) for t in targets) and prompts.match_file(path))
+        prompt = path in targets or (any(_under(path, t) for t in targets)
+                                     and (prompts.match_file(path) or may_hold_prompt(path)))
         if side or prompt:
             chosen.add(path)
     return chosen

@@ -40,6 +40,7 @@ def long_body(lines: int = 150, seed: int = 7) -> str:
 
 
 BODY = long_body()
+INDENTED = BODY.replace("\n", "\n    ")  # the body as a YAML block scalar's lines
 
 
 def git(repo: Path, *args: str) -> str:
@@ -185,6 +186,21 @@ def test_includes_resolve_against_the_base_files(repo):
     assert {f["location"]["path"] for f in data["findings"]["introduced"]} == {"prompts/partials/header.j2",
                                                                               "shared/policy.md"}
     assert data["notes"] == [] and data["errors"] == []
+
+
+def test_prompts_found_by_content_are_read_from_the_base_too(repo):
+    """A system prompt kept as Markdown outside prompts/, and an agent config's
+    prompt value, are prompts in the base revision as in the working tree."""
+    write(repo, {"agent/system_prompt.md": f"You are Acme's support assistant.\n{BODY}\nTime: {{{{ now }}}}\n",
+                 "agent/config.yaml": "planner:\n  system_prompt: |\n    " + INDENTED + "\n    Time: {now}\n"})
+    commit(repo, "base")
+    write(repo, {"agent/system_prompt.md": f"Time: {{{{ now }}}}\nYou are Acme's support assistant.\n{BODY}\n",
+                 "agent/config.yaml": "planner:\n  system_prompt: |\n    Time: {now}\n    " + INDENTED + "\n"})
+    _, data = diff_json("--base", "HEAD", cwd=repo)
+    got = {(p["status"], p["path"]) for p in data["prompts"]}
+    assert got == {("changed", "agent/system_prompt.md"), ("changed", "agent/config.yaml")}
+    assert {(f["code"], f["location"]["path"]) for f in data["findings"]["introduced"]} == {
+        ("PL001", "agent/system_prompt.md"), ("PL001", "agent/config.yaml")}
 
 
 def test_added_removed_and_renamed_prompts(repo):
