@@ -67,6 +67,12 @@ DATA_SUFFIXES = {".json", ".yaml", ".yml", ".toml"}
 _OTHER_FORMATS = {".html", ".htm", ".xml", ".svg", ".css", ".js", ".ts", ".sh", ".bash", ".conf", ".cfg", ".ini",
                   ".service", ".py", ".sql", ".tf", ".hcl", ".yaml", ".yml", ".json", ".toml", ".env", ".rst",
                   ".tex", ".csv", ".properties", ".nginx", ".j2"}
+# Jinja that templates a build or service file: `Dockerfile.j2`, `nginx.conf.j2`.
+_OTHER_FORMAT_NAMES = re.compile(r"^(dockerfile|containerfile|makefile|vagrantfile|jenkinsfile|procfile|gemfile|"
+                                 r"caddyfile|justfile|brewfile)([._-].*)?$", re.IGNORECASE)
+# ... or whose text starts like one (a Dockerfile, a shell script, markup, a manifest).
+_OTHER_FORMAT_START = re.compile(r"\A(?:\s*(?:\{#.*?#\}|#[^\n]*)\s*)*(?:FROM\s+\S|#!|<\?xml|<!DOCTYPE|<html|"
+                                 r"apiVersion:|kind:\s|server\s*\{|\[Unit\])", re.IGNORECASE | re.S)
 # Files that are never prompts, whatever they contain.
 _NEVER = re.compile(r"^(readme|changelog|changes|history|news|license|licence|copying|notice|authors|contributors|"
                     r"contributing|code_of_conduct|codeowners|funding|citation|release_notes)(\.(md|markdown|rst|txt|adoc|cff))?$|^(package(-lock)?|tsconfig.*|jsconfig|"
@@ -175,8 +181,11 @@ def classify(path: Path, rel_parts: tuple[str, ...], prompts_spec: pathspec.GitI
         return None, "not a kind of file promptlint reads", False
     if fmt == "jinja":
         inner = Path(path.stem).suffix.lower()
-        if inner in _OTHER_FORMATS and not explicit:
-            return None, f"Jinja template of a {inner} file, not a prompt", False
+        if not explicit and (inner in _OTHER_FORMATS or _OTHER_FORMAT_NAMES.match(path.stem)):
+            return None, f"Jinja template of a {inner or path.stem} file, not a prompt", False
+        head = "" if explicit else (_read_head(path) or "")
+        if _OTHER_FORMAT_START.match(head):
+            return None, "Jinja template of a build, service or markup file (by its first line), not a prompt", False
         return fmt, "Jinja template", False
     if prompts_spec.match_file(rel):
         return fmt, "prompt file by convention or [tool.promptlint] include", False

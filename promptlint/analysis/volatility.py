@@ -72,7 +72,7 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
     _rule(V.STATIC, "fixed configuration",
           r"(base_|main_)?system_?(prompt|message|instructions?)", r"preamble", r"(global_|base_)?instructions?",
           r".*guidelines?", r".*polic(y|ies)", r"tools?", r"tool_(defs|definitions|specs|list|schemas?|descriptions?)",
-          r"functions?", r"(few_shot_)?examples?", r".*schema", r"persona", r"tone", r"style",
+          r"functions?", r"tool_names", r"(few_shot_)?examples?", r".*schema", r"persona", r"tone", r"style",
           r"(output|response|answer|reply|return|json|result)_format", r"format_instructions", r"rules"),
     _rule(V.NONDETERMINISTIC, "a random or unique value (differs between identical requests)",
           r".*uuid.*", r".*nonce.*", r"random.*", r".*_random", r"salt", r"shuffled.*"),
@@ -94,8 +94,9 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           r"session.*", r".*_session", r"thread_?id", r"chat_?id", r"(chat_|conversation_|running_)?summary",
           r"(previous|prior|past)_.*", r"plan", r"notes", r"state", r"thread", r"(chat_|conversation_)?messages",
           r"turns",
-          # the repository or branch a coding agent's session works on
-          r"(repo|repository|git_repo)(_name|_url|_path|_dir|_directory|_full_name)?", r"(git_)?branch(_name)?"),
+          # the repository or branch a coding agent's session works on, and its state
+          r"(repo|repository|git_repo)(_name|_url|_path|_dir|_directory|_full_name)?", r"(git_)?branch(_name)?",
+          r"(file|files|directory|folder|repo|repository|project|workspace)_(tree|map|structure|listing|layout)"),
     _rule(V.REQUEST, "per-request input",
           r".*(question|query|queries|input|utterance|request|ask|message|msg|instruction_override).*",
           r"(user_|human_)?prompt",
@@ -109,6 +110,11 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           # `docs` are retrieved documents; `command_docs`, `api_docs` are reference text
           r"((retrieved|relevant|context|search|source|input|user|top|ranked|selected|matched|related|similar)_)?docs?",
           r"(.+_)?context_(above|below|before|after|text|str)", r"(git_)?(diff|patch)(_content|_text)?",
+          # what this run produced or is looking at: code, errors, logs, the editor's selection
+          r"(source_)?code", r"(error|errors|exception|traceback|stack_?trace|logs?|stderr|stdout)(_.+)?",
+          r"selection", r"(selected|highlighted)_.+", r"clipboard", r"screenshots?",
+          # a name that says it is the value now
+          r"current_.+",
           r"(remaining|left|used)_.*", r".*_(remaining|left|count|counter|budget)", r"(current_)?(turn|step)(_.*)?",
           r"weather", r"news"),
     _rule(V.USER, "a per-user value",
