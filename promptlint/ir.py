@@ -273,5 +273,6 @@ class SourceError(Exception):
 
 
 class NotAPrompt(SourceError):
-    """A file that matched a prompt pattern but holds no prompt (a data YAML
-    in a prompts folder): skipped when found by walking, an error when named."""
+    """A file that looked like it could hold a prompt but holds none (a data
+    YAML in a prompts folder): skipped, with the reason in `-v`, whether it
+    was found by walking or named (pre-commit names every text file)."""

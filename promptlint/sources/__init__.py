@@ -24,7 +24,7 @@ def load(path, fmt: str, ctx: SourceContext) -> list[PromptTemplate]:
     if fmt not in READERS:
         raise SourceError(ctx.display_path(path), 1,
                           "not a prompt file type promptlint reads (.j2 .jinja .jinja2 .prompty .prompt "
-                          ".json .yaml .yml .txt .md .py)")
+                          ".json .yaml .yml .toml .txt .md .mdx .tmpl .template .py)")
     return parse(read_source(path, ctx), fmt, ctx)
 
 

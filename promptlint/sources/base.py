@@ -32,6 +32,9 @@ class SourceContext:
     # input errors that did not stop a file's reading (a front matter that does
     # not parse, above a body that does): reported, and the body still checked
     diagnostics: list[SourceError] = field(default_factory=list)
+    # what a reader could not follow and read another way (a computed include):
+    # not errors; `-v` prints them
+    notes: list[str] = field(default_factory=list)
 
     def display_path(self, path: Path) -> str:
         base = self._display_base()
@@ -46,17 +49,12 @@ class SourceContext:
             return str(path)
 
     def _display_base(self) -> Path:
-        base = (self.display_root or self.root)
+        """The resolved folder paths are shown relative to (resolved once)."""
+        base = self.display_root or self.root
         cached = getattr(self, "_base_cache", None)
         if cached is None or cached[0] != base:
-            cached = (base, base.resolve())
-            object.__setattr__(self, "_base_cache", cached)
+            self._base_cache = cached = (base, base.resolve())
         return cached[1]
-
-
-    # what a reader could not follow and read another way (a computed include):
-    # not errors; `-v` prints them
-    notes: list[str] = field(default_factory=list)
 
     def note(self, file, span, message: str) -> None:
         line, col = span.line_col if span is not None else (1, 1)
