@@ -178,6 +178,8 @@ def classify(path: Path, rel_parts: tuple[str, ...], prompts_spec: pathspec.GitI
     lower = name.lower()
     fmt = format_for(path)
     if fmt is None:
+        if prompts_spec.match_file(rel):  # [tool.promptlint] include names a kind of its own
+            return "text", "matches [tool.promptlint] include", False
         return None, "not a kind of file promptlint reads", False
     if fmt == "jinja":
         inner = Path(path.stem).suffix.lower()
