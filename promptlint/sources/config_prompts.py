@@ -116,17 +116,17 @@ def _name(file: SourceFile, path: tuple) -> str:
     return f"{file.path.stem}:{dotted}" if dotted else file.path.stem
 
 
-def _style(ctx: SourceContext, file: SourceFile) -> str:
-    return ctx.dialect_for(file.path) if hasattr(ctx, "dialect_for") else "auto"
-
-
 def _parts(value: Value, file: SourceFile, ctx: SourceContext):
     offsets = value.offsets  # decodes the value exactly, with its offsets
-    return parse_template_string(value.text, file, offsets, ctx, _style(ctx, file))
+    return parse_template_string(value.text, file, offsets, ctx, ctx.dialect_for(file.path))
 
 
-def build(file: SourceFile, ctx: SourceContext, values: list[Value], agents: list[tuple[tuple, dict]]) -> list[PromptTemplate]:
+def build(file: SourceFile, ctx: SourceContext, values: list[Value],
+          agents: list[tuple[tuple, dict]]) -> list[PromptTemplate]:
     """PromptTemplates of the chosen values and agent definitions."""
+    if len(values) + len(agents) > MAX_PROMPTS_PER_FILE:
+        raise SourceError(file.display_path, 1, f"{len(values) + len(agents):,} prompt-like values, over the limit "
+                                                f"of {MAX_PROMPTS_PER_FILE} for one file (a data file, not prompts?)")
     out: list[PromptTemplate] = []
     for path, fields in agents:
         parts = []
@@ -139,9 +139,6 @@ def build(file: SourceFile, ctx: SourceContext, values: list[Value], agents: lis
     for value in values:
         section = Section(role_for(value.path, ctx.default_role), _parts(value, file, ctx), value.span)
         out.append(PromptTemplate(_name(file, value.path), file, "config", [section], span=value.span))
-    if len(out) > MAX_PROMPTS_PER_FILE:
-        raise SourceError(file.display_path, 1, f"{len(out):,} prompt-like values, over the limit of "
-                                                f"{MAX_PROMPTS_PER_FILE} for one file (a data file, not prompts?)")
     return out
 
 
