@@ -114,3 +114,27 @@ def test_cli_verbose_names_the_skipped_files():
     assert result.exit_code == 1
     assert "note: docs/how-to.md: skipped (in a documentation folder" in result.stderr
     assert "prompts/planner.yaml:7:5: PL001 {{ task }} is request" in result.stdout
+
+
+def test_conversation_in_the_audit_json_follows_its_formula():
+    from promptlint.report.json_report import build
+
+    config = from_table({"traffic": {"history-tokens-per-turn": 300}}, None, DATA)
+    audit = run_audit([DATA / "chat" / "system.j2"], config, select_models(config))
+    chat = build(audit, config)["prompts"][0]["conversation"]
+    turns = 50_000 / (2_000 * 3)  # requests per session under the default traffic model
+    assert chat["history"]["location"]["line"] == 5 and chat["breaker"]["slot"] == "{{ now }}"
+    assert chat["turns_per_session"] == round(turns, 4) and chat["history_tokens_per_turn"] == 300
+    assert chat["mean_history_tokens"] == round(300 * (turns - 1) / 2, 2)
+    assert chat["tokens_lost_per_turn"] == round(chat["stable_tokens_after_breaker"] + 300 * (turns - 1) / 2, 2)
+    assert audit.prompts[0].has_breaker  # the audit exits 1 for it, though little template text follows
+
+
+def test_a_history_with_nothing_per_request_ahead_of_it_costs_nothing_per_turn(tmp_path):
+    path = tmp_path / "system.j2"
+    path.write_text("You are the help desk assistant for the Fernhill public library.\n"
+                    "{% for message in history %}{{ message.content }}\n{% endfor %}Time: {{ now }}\n", encoding="utf-8")
+    config = from_table({}, None, tmp_path)
+    (prompt,) = run_audit([path], config, select_models(config)).prompts
+    assert prompt.conversation is not None and prompt.conversation.breaker is None
+    assert prompt.conversation.lost_per_turn == 0 and not prompt.turn_breaker
