@@ -212,8 +212,6 @@ def classify(path: Path, rel_parts: tuple[str, ...], prompts_spec: pathspec.GitI
             return fmt, "data file with prompt-bearing keys", True
         if CHAT_SHAPE.search(head):
             return fmt, "data file holding chat messages", True
-        if has_placeholders(head) and directive_score(head) >= 5:  # placeholders first: the cheap test
-            return fmt, "data file whose values are templated instructions", True
         if (named or in_prompt_dir) and reads_as_instructions(head):
             return fmt, "data file in a prompt folder or with a prompt name, with instruction-like text", True
         return None, "data file without prompt-bearing keys", False
