@@ -23,7 +23,7 @@ from promptlint.discover import Discovery, format_for
 from promptlint.ir import Breakpoint, Slot, SlotKind, SourceError, Text, Volatility
 from promptlint.sources.base import SourceContext, read_source
 from promptlint.sources.python import read
-from promptlint.sources.python_strings import Lit, cleandoc, decode_simple, dedent
+from promptlint.sources.python.strings import Lit, cleandoc, decode_simple, dedent
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "tests" / "data" / "python_app"

@@ -1,5 +1,5 @@
 """Where names are bound in a Python module: the static index the data flow
-(python_flow) reads to find "the last assignment before this use".
+(flow) reads to find "the last assignment before this use".
 
 One `Scope` per module and per function (class bodies are indexed into a
 `ClassInfo` instead: Python does not let methods see them as plain names).

@@ -1,4 +1,4 @@
-"""Loops and iteration for the Python data flow (a mixin of python_flow.Flow).
+"""Loops and iteration for the Python data flow (a mixin of flow.Flow).
 
 A comprehension, a `for` loop that appends or `+=`s, or a join over
 something iterable is unrolled when its items are known one by one (a literal
@@ -14,8 +14,8 @@ from __future__ import annotations
 import libcst as cst
 
 from promptlint.analysis.volatility import Verdict
-from promptlint.sources.python_scope import Frame, _names_in
-from promptlint.sources.python_values import (
+from promptlint.sources.python.scope import Frame, _names_in
+from promptlint.sources.python.values import (
     DictV, ListV, LoopV, Opaque, SetV, Spread, StrV, literal_text, short, strongest,
 )
 

@@ -1,4 +1,4 @@
-"""The abstract values of the Python data flow (python_flow).
+"""The abstract values of the Python data flow (flow).
 
 An expression evaluates, without running anything, to one of these:
 
@@ -156,7 +156,7 @@ class TemplV:
 
 def literal_text(value) -> str | None:
     """The text of a string with no slots, else None."""
-    from promptlint.sources.python_strings import Lit
+    from promptlint.sources.python.strings import Lit
 
     if isinstance(value, StrV) and all(isinstance(s, Lit) for s in value.segs):
         return "".join(s.text for s in value.segs)

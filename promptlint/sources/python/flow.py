@@ -2,12 +2,12 @@
 argument, found by reading the module, never by running it.
 
 `Flow.eval(node, frame)` turns an expression into an abstract value
-(python_values): strings become segments with exact offsets, containers
+(values): strings become segments with exact offsets, containers
 stay containers, everything else becomes an `Opaque` with a verdict. The
 pass is deliberately small:
 
 - a name is the value of its last binding *before the use* in the same
-  function (python_scope), else a parameter (by its name, or the argument's
+  function (scope), else a parameter (by its name, or the argument's
   value when the function is being inlined), else an enclosing function's,
   else the module's last binding, else a builtin or an import;
 - `+=` on a name is the value before it plus the right side; `.append`/
@@ -19,7 +19,7 @@ pass is deliberately small:
   parameters bound to the argument values (defaults otherwise), up to
   MAX_DEPTH calls deep;
 - calls the standard library and the LLM SDKs define are read by meaning
-  (python_stdlib): clocks, uuid, random, json.dumps, str.format, joins ...;
+  (stdlib): clocks, uuid, random, json.dumps, str.format, joins ...;
 - module-level values are computed at import: a call there (a clock, an
   unknown function) is fixed per process (deploy);
 - a name read inside a loop that rebinds it further down (`used += n` after
@@ -29,9 +29,9 @@ pass is deliberately small:
   the name, the placeholder), a string with text where its text is written.
 
 The evaluator is split by concern: names and bindings here, loops and
-iteration in python_loops, expressions and calls in python_exprs, values
-to IR parts in python_ir, known calls in python_stdlib, string building in
-python_text.
+iteration in loops, expressions and calls in exprs, values
+to IR parts in ir, known calls in stdlib, string building in
+text.
 
 Limits, on purpose: no flow across modules (an imported name is an input
 named by its name), no merging of branches or loop iterations beyond "the
@@ -52,14 +52,14 @@ import libcst as cst
 from promptlint.analysis.volatility import Verdict
 from promptlint.ir import SourceFile, Span, Volatility
 from promptlint.sources.base import SourceContext
-from promptlint.sources.python_exprs import MAX_DEPTH, Expressions
-from promptlint.sources.python_ir import ToIR
-from promptlint.sources.python_loops import MAX_UNROLL, Loops
-from promptlint.sources.python_scope import (
+from promptlint.sources.python.exprs import MAX_DEPTH, Expressions
+from promptlint.sources.python.ir import ToIR
+from promptlint.sources.python.loops import MAX_UNROLL, Loops
+from promptlint.sources.python.scope import (
     _BUILTINS, INF, Binding, Frame, Index, Scope, _at_import, _names_in, call_name, strip_self,
 )
-from promptlint.sources.python_strings import decode_simple, split_prefix
-from promptlint.sources.python_values import (
+from promptlint.sources.python.strings import decode_simple, split_prefix
+from promptlint.sources.python.values import (
     ClassV, ConstV, DictV, FuncV, ListV, LoopV, Opaque, SetV, Spread, StrV, named_by, relabel, short, strongest,
 )
 
@@ -85,9 +85,9 @@ class Flow(Loops, Expressions, ToIR):
         self._active: set[tuple[int, int]] = set()
         self._active_bindings: set[tuple[int, int]] = set()
         self.used: set[int] = set()  # ids of calls and lists a prompt has taken as its messages
-        from promptlint.sources import python_stdlib
+        from promptlint.sources.python import stdlib
 
-        self.stdlib = python_stdlib
+        self.stdlib = stdlib
 
     # ------------------------------------------------------------ positions
 

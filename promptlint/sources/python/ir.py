@@ -1,5 +1,5 @@
 """From abstract values to IR parts, for the Python data flow (a mixin of
-python_flow.Flow): verdicts of composite values, slots with their spans,
+flow.Flow): verdicts of composite values, slots with their spans,
 labels, samples and fixes, loop regions, and literal runs as Text.
 """
 
@@ -10,8 +10,8 @@ from dataclasses import replace
 
 from promptlint.analysis.volatility import Verdict
 from promptlint.ir import Slot, SlotKind, Text, Volatility
-from promptlint.sources.python_strings import Lit
-from promptlint.sources.python_values import (
+from promptlint.sources.python.strings import Lit
+from promptlint.sources.python.values import (
     STATIC, ConstV, DictV, ListV, LoopV, MsgV, Opaque, SetV, Spread, StrV, TemplV, short, strongest,
 )
 

@@ -24,13 +24,13 @@ import libcst as cst
 
 from promptlint.analysis.volatility import DEFAULT, Verdict, classify_call, no_evidence, strftime_precision
 from promptlint.ir import Volatility
-from promptlint.sources import python_strings as strs
-from promptlint.sources.python_strings import Lit
-from promptlint.sources.python_values import (
+from promptlint.sources.python import strings as strs
+from promptlint.sources.python.strings import Lit
+from promptlint.sources.python.values import (
     NOT_LITERAL, DictV, FuncV, ListV, LoopV, MsgV, Opaque, SetV, Spread, StrV, TemplV,
     literal_data, literal_text, relabel, short, strongest,
 )
-from promptlint.sources.python_text import (  # the string half; fill, join, percent: used by the flow
+from promptlint.sources.python.text import (  # the string half; fill, join, percent: used by the flow
     _derived, _dict_kwargs, fill, join, percent, render_fields, str_method,
 )
 
@@ -214,7 +214,7 @@ def value_attribute(flow, base: Opaque, attr: str, node, frame):
         return replace(base, label=flow.src(node), node=node, span=None, clock=None)
     if base.path and attr in ("parent", "parents", "name", "stem", "suffix"):
         return replace(base, label=flow.src(node), node=node, span=None)
-    from promptlint.sources.python_scope import _dotted_name, strip_self
+    from promptlint.sources.python.scope import _dotted_name, strip_self
 
     dotted = _dotted_name(node)
     if dotted:
@@ -300,7 +300,7 @@ def _arg_names(flow, positional, frame) -> tuple[str, ...]:
 def unknown_call(flow, node, frame, dotted: str) -> Opaque:
     """A call we cannot follow: a known name (`now`, `uuid4`) says what it
     returns, else at import it is fixed per process, else its name decides."""
-    from promptlint.sources.python_scope import call_name, strip_self
+    from promptlint.sources.python.scope import call_name, strip_self
 
     last = dotted.rsplit(".", 1)[-1]
     if last in LC_MESSAGES or last == "MessagesPlaceholder" or _lc_from_template(dotted):
@@ -330,7 +330,7 @@ def _call_verdict(flow, dotted: str) -> Verdict:
     then the method's name (`users_info`, then without a verb: `get_history`
     -> `history`), then the object's name when it names a value
     (`memory_store.recall()`), not a service (`app.client.x()`)."""
-    from promptlint.sources.python_scope import call_name
+    from promptlint.sources.python.scope import call_name
 
     table = flow.ctx.variables
     if dotted in table.overrides:

@@ -1,13 +1,13 @@
 """Python source files: the prompts an application sends, found by reading
 its code with libcst. Nothing is imported or executed: the module is parsed,
 its names are indexed, and the values reaching prompt arguments are followed
-by a small data-flow pass (python_flow) over the syntax tree.
+by a small data-flow pass (flow) over the syntax tree.
 
 What becomes a prompt (one PromptTemplate each, named `stem:function`, or
 `stem:line` at module level, with `:line` added where a function holds
 several):
 
-1. call sites (python_calls): OpenAI Chat Completions and Responses,
+1. call sites (calls): OpenAI Chat Completions and Responses,
    Anthropic Messages (with `cache_control` breakpoints), LiteLLM, LangChain
    chat and text templates and message lists, and any call with
    `messages=[{"role": ..., "content": ...}]`; the template's span is the call;
@@ -31,7 +31,7 @@ once at import), then from names through the variable table (config, then
 the name). A slot whose fix is mechanical carries it in `Slot.fix`:
 {"kind": "json_sort_keys" | "sorted_iteration", "span": (start, end)}.
 
-Limits (see python_flow for the data flow's): no flow across modules; no
+Limits (see flow for the data flow's): no flow across modules; no
 evaluation of branches or loop counts ("the last assignment before the use
 wins"; a loop adds one region); string methods other than the common
 building ones make a value opaque, keeping its volatility; a file with no
@@ -54,11 +54,11 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from promptlint.ir import Breakpoint, PromptTemplate, Section, Slot, SourceError, SourceFile, Span, Text
 from promptlint.sources.base import SourceContext
-from promptlint.sources.python_calls import Sections, is_message_list, lc_message_list, might_send, site
-from promptlint.sources.python_flow import Flow
-from promptlint.sources.python_scope import _last_return
-from promptlint.sources.python_values import ListV, MsgV, StrV
-from promptlint.sources.python_strings import Lit
+from promptlint.sources.python.calls import Sections, is_message_list, lc_message_list, might_send, site
+from promptlint.sources.python.flow import Flow
+from promptlint.sources.python.scope import _last_return
+from promptlint.sources.python.values import ListV, MsgV, StrV
+from promptlint.sources.python.strings import Lit
 
 FORMAT = "python"
 # What a module must contain for us to recognise a prompt in it (an SDK call, a

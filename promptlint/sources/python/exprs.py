@@ -1,7 +1,7 @@
-"""Expressions and calls for the Python data flow (a mixin of python_flow.Flow):
+"""Expressions and calls for the Python data flow (a mixin of flow.Flow):
 attributes (`self.x`, class constants, imported modules), subscripts,
 conditional expressions, `+`/`%`/`*` on strings and lists, f-strings, and
-calls: known ones by meaning (python_stdlib), helpers of this module
+calls: known ones by meaning (stdlib), helpers of this module
 inlined, anything else opaque.
 """
 
@@ -13,9 +13,9 @@ import libcst as cst
 
 from promptlint.analysis.volatility import DEFAULT, Verdict, no_evidence
 from promptlint.ir import Slot, SlotKind
-from promptlint.sources.python_scope import INF, Binding, Frame, Scope, _dotted_name, _last_return
-from promptlint.sources.python_strings import Lit, decode_body
-from promptlint.sources.python_values import (
+from promptlint.sources.python.scope import INF, Binding, Frame, Scope, _dotted_name, _last_return
+from promptlint.sources.python.strings import Lit, decode_body
+from promptlint.sources.python.values import (
     ClassV, ConstV, DictV, FuncV, ListV, LoopV, Opaque, Spread, StrV, literal_text, named_by, relabel, short, strongest,
 )
 

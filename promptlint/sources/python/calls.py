@@ -26,9 +26,9 @@ import libcst as cst
 
 from promptlint.ir import Breakpoint, Part, Section, SourceError
 from promptlint.sources.placeholders import detect_style, fallback_style, parse_template_string
-from promptlint.sources.python_stdlib import LC_TEMPLATES, _lc_style, lc_template_method
-from promptlint.sources.python_strings import Lit, merge
-from promptlint.sources.python_values import (
+from promptlint.sources.python.stdlib import LC_TEMPLATES, _lc_style, lc_template_method
+from promptlint.sources.python.strings import Lit, merge
+from promptlint.sources.python.values import (
     ConstV, DictV, ListV, LoopV, MsgV, Opaque, Spread, StrV, literal_text,
 )
 

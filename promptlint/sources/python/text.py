@@ -1,9 +1,9 @@
-"""Strings as Python code builds them, for the data flow (python_flow):
+"""Strings as Python code builds them, for the data flow (flow):
 f-string fields and `format()` placeholders filled with the values that reach
 them, `str.format`/`format_map`, `%` and `string.Template` strings with
 their fields bound to the arguments, `join`, and the string methods prompts
 are built with. Every character that survives keeps its file offset
-(python_strings); a value becomes a slot where it enters the text.
+(strings); a value becomes a slot where it enters the text.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import re
 from dataclasses import replace
 
 from promptlint.analysis.volatility import no_evidence
-from promptlint.sources import python_strings as strs
-from promptlint.sources.python_strings import Lit, merge
-from promptlint.sources.python_values import (
+from promptlint.sources.python import strings as strs
+from promptlint.sources.python.strings import Lit, merge
+from promptlint.sources.python.values import (
     ConstV, DictV, ListV, LoopV, Opaque, SetV, Spread, StrV, literal_text, named_by, relabel,
 )
 from promptlint.sources.slots import variable_slot
@@ -112,7 +112,7 @@ def fill(flow, value, conversion, spec, node, label=None, span=None) -> list:
             return [Lit.synthetic(str(value.value), s, e)]
     if isinstance(value, Opaque):
         if value.clock and spec:
-            from promptlint.sources.python_stdlib import clock_format
+            from promptlint.sources.python.stdlib import clock_format
 
             value = clock_format(flow, value, spec, value.node)
         return _at(flow, value, where)
@@ -181,7 +181,7 @@ def _field_path(flow, value, rest: str, label: str):
         if found is not None:
             return found
     if isinstance(value, Opaque):
-        from promptlint.sources.python_flow import strip_self
+        from promptlint.sources.python.flow import strip_self
 
         name = strip_self(value.label) + rest.replace("[", ".").replace("]", "")
         verdict = flow.ctx.variables.resolve(name)
