@@ -45,7 +45,7 @@ PROMPT_PATTERNS = (
     "*.messages.json", "*.messages.yaml", "*.messages.yml",
     "*.anthropic.json", "*.anthropic.yaml", "*.anthropic.yml",
     "*.prompt.txt", "*.prompt.md",
-    "*.py",  # Python code: prompts at LLM call sites and prompt-named constants (sources/python.py)
+    "*.py",  # Python code: prompts at LLM call sites and prompt-named constants (sources/python/)
 )
 # Inside a folder named prompts/, these are prompts too.
 PROMPT_FOLDER_PATTERNS = ("**/prompts/**/*.txt", "**/prompts/**/*.md", "**/prompts/**/*.yaml",
