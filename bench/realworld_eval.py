@@ -337,6 +337,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=Path, default=DEFAULT_CASES)
     parser.add_argument("--mode", choices=("named", "walk", "both"), default="both")
     parser.add_argument("--only", metavar="ID", action="append", help="only cases whose id starts with ID")
+    parser.add_argument("--format", dest="formats", metavar="FMT", action="append",
+                        help="only cases of this format (python, yaml, markdown ...); `--format -python` leaves it out")
     parser.add_argument("--src", type=Path, help="run promptlint from this source tree (PYTHONPATH)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--json", action="store_true")
@@ -347,6 +349,12 @@ def main(argv: list[str] | None = None) -> int:
             cases = [c for c in cases if any(c.id.startswith(p) for p in args.only)]
             if not cases:
                 raise CaseError(f"no case id starts with {', '.join(args.only)}")
+        if args.formats:
+            keep = {f for f in args.formats if not f.startswith("-")}
+            drop = {f[1:] for f in args.formats if f.startswith("-")}
+            cases = [c for c in cases if (not keep or c.format in keep) and c.format not in drop]
+            if not cases:
+                raise CaseError(f"no case of format {', '.join(args.formats)}")
         report = evaluate(cases, args.mirror, args.mode, args.src.resolve() if args.src else None, args.jobs)
     except CaseError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -46,6 +46,15 @@ class Render:
         return None
 
 
+def peak(parts: list[Part]) -> int:
+    """The highest volatility of the slots in `parts`, regions included."""
+    best = -1
+    for part in parts:
+        if isinstance(part, Slot):
+            best = max(best, int(part.volatility), peak(part.children), peak(part.else_children))
+    return best
+
+
 def varies_in(slot: Slot, vary: Callable[[Slot], bool]) -> bool:
     return slot.kind not in CONTAINERS and vary(slot)
 
@@ -98,8 +107,13 @@ def render_variants(template: PromptTemplate, variant_of: Callable[[Slot], int],
             if not rendered_any:
                 walk(slot.else_children, stack, item, v)
         elif slot.kind is SlotKind.CONDITIONAL:
-            # variant 0 takes the `if` branch; a varied condition takes the other one
-            walk(slot.else_children if own else slot.children, stack, item, v)
+            # a condition held fixed takes its more volatile branch (the `if` one on a tie):
+            # either may be the one deployed, and the cache is only as good as the worst;
+            # a varied condition takes the other branch
+            first, second = slot.children, slot.else_children
+            if peak(second) > peak(first):
+                first, second = second, first
+            walk(second if own else first, stack, item, v)
         else:  # CALL, INCLUDE
             walk(slot.children, stack, item, v)
 

@@ -150,7 +150,7 @@ def snake(name: str) -> str:
 
 
 _SHAPE_SUFFIX = re.compile(r"(?<=[a-z0-9])_(section|sections|block|blocks|list|text|str|string|info|part|parts|"
-                           r"snippet|md|markdown|html|json|yaml|xml|prompt)$")
+                           r"snippet|md|markdown|html|json|yaml|xml)$")
 
 
 def classify_name(name: str) -> Verdict:

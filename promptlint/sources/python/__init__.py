@@ -59,6 +59,7 @@ from promptlint.sources.python.flow import Flow
 from promptlint.sources.python.scope import _last_return
 from promptlint.sources.python.values import ListV, MsgV, StrV
 from promptlint.sources.python.strings import Lit
+from promptlint.sniff import directive_score
 
 FORMAT = "python"
 # What a module must contain for us to recognise a prompt in it (an SDK call, a
@@ -70,8 +71,13 @@ _HINTS = re.compile(
     r"|\bdef[ \t]+\w*(?:prompt|instructions|messages)\w*[ \t]*\(",
     re.I | re.M)
 _PROMPT_CONSTANT = re.compile(r"^(?:\w*_)?(?:prompt|template|instructions)$", re.I)
-# build_system_prompt, get_instructions, make_messages (not test_* functions, not _prompt_label)
-_PROMPT_FUNCTION = re.compile(r"^(?!test_)\w*?(?:^|_)(?:prompt|instructions|system_message|messages)$", re.I)
+# build_system_prompt, get_instructions, make_messages, get_system_message (not test_* functions)
+_PROMPT_FUNCTION = re.compile(r"^(?!test_)\w*?(?:^|_)(?:prompt|instructions|system_message|messages)$"
+                              r"|^(?!test_)_?(?:build|make|get|create|render|format|compose|generate)_\w*(?:prompt|"
+                              r"instructions?|system_message|system|context|messages?)(?:_\w+)?$", re.I)
+# An unnamed function counts when the text it returns reads as instructions to a model.
+BUILDER_DIRECTIVES = 3
+_WORD = re.compile(r"[A-Za-z_]\w*")
 MIN_FUNCTION_TEXT = 40  # literal characters a prompt-named function's string needs to count as a prompt
 _USER_ROLE = re.compile(r"(?:^|_)(?:user|human)(?:_|$)", re.I)
 # `*_TEMPLATE` is also what code names URL, script and README templates: such a
@@ -85,9 +91,14 @@ _LLM_IMPORTS = re.compile(
     r"|autogen|crewai|pydantic_ai|guidance|outlines|huggingface_hub|transformers|vllm|boto3)\b", re.M)
 
 
+def _instructions(text: str) -> bool:
+    """Text that addresses a model (the same test discovery uses)."""
+    return directive_score(text) >= BUILDER_DIRECTIVES
+
+
 def read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
     """Every prompt of a Python module; [] for a module without one."""
-    if not _HINTS.search(file.text):
+    if not _HINTS.search(file.text) and not _instructions(file.text):
         return []
     return _deep(lambda: _read(file, ctx), file)
 
@@ -96,7 +107,7 @@ def _read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
     module = _parse(file)
     collector = _Collector()
     module.visit(collector)
-    if not collector.calls and not _named_prompt_candidates(module):
+    if not collector.calls and not _named_prompt_candidates(module) and not _instructions(file.text):
         return []  # nothing shaped like a prompt: skip the (costly) position pass
     try:
         positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
@@ -309,28 +320,54 @@ class _Reader:
                     role = "user" if _USER_ROLE.search(name) else self.ctx.default_role
                     sections = [Section(role, build.text(value, "auto"), Span(self.file, last.start, last.end))]
                     candidates.append((name, reads, Span(self.file, last.start, last.end), sections))
-            elif last.kind == "def" and _PROMPT_FUNCTION.search(name):
-                func = last.node
-                ret = _last_return(func)
-                scope = flow.index.scopes.get(id(func))
-                if ret is None or scope is None:
-                    continue
-                flow.reads = set()
-                value = flow.eval(ret.value, flow.frame_for(scope))
-                reads = flow.reads - {name}
-                role = "user" if _USER_ROLE.search(name) else self.ctx.default_role
-                if isinstance(value, StrV) and _has_words(value, MIN_FUNCTION_TEXT):
-                    sections = [Section(role, build.text(value), self.span(ret.value))]
-                elif isinstance(value, ListV) and is_message_list(value):
-                    sections = build.messages(value, ret.value)
-                else:
-                    continue
-                candidates.append((name, reads, self.span(func.name), sections))
+        # module names whose own text reads as instructions (a function using one builds a prompt)
+        instruction_names = {name for name, bindings in module.bindings.items()
+                             if bindings[-1].kind == "assign" and _instructions(
+                                 self.file.text[bindings[-1].start:bindings[-1].end])}
+        for scope in flow.index.functions:
+            found = self.builder(scope, build, instruction_names)
+            if found is not None:
+                candidates.append(found)
         used_by_others = set().union(*(reads for _, reads, _, _ in candidates)) if candidates else set()
         for name, _, span, sections in candidates:
             if name in consumed or name in used_by_others:
                 continue
             self.found.append((span.start, name, sections, None, span, None))
+
+    def builder(self, scope, build: Sections, instruction_names: set[str]):
+        """A function or method that builds a prompt and returns it: named
+        like one (`build_system_prompt`, `get_system_message`), or returning
+        text that reads as instructions (its own literals, or a module
+        constant that does). (name, reads, span, sections) or None."""
+        flow = self.flow
+        func = scope.node
+        name = func.name.value
+        if name.startswith("test_"):
+            return None
+        ret = _last_return(func)
+        if ret is None:
+            return None
+        named = bool(_PROMPT_FUNCTION.search(name))
+        if not named:  # cheap tests on the function's source before any evaluation
+            start, end = flow.span(func)
+            source = self.file.text[start:end]
+            if directive_score(source) < 2 and not instruction_names & set(_WORD.findall(source)):
+                return None
+        flow.reads = set()
+        value = flow.eval(ret.value, flow.frame_for(scope))
+        reads = flow.reads - {name}
+        role = "user" if _USER_ROLE.search(name) else self.ctx.default_role
+        if isinstance(value, StrV) and _has_words(value, MIN_FUNCTION_TEXT) and (
+                named or _instructions(_literal(value))):
+            sections = [Section(role, build.text(value), self.span(ret.value))]
+        elif isinstance(value, ListV) and is_message_list(value):
+            sections = build.messages(value, ret.value)
+        elif isinstance(value, MsgV) and isinstance(value.content, StrV) and _has_words(value.content,
+                                                                                      MIN_FUNCTION_TEXT):
+            sections = [build.message(value, False, None, ret.value)]
+        else:
+            return None
+        return scope.label, reads, self.span(func.name), sections
 
     def templates(self) -> list[PromptTemplate]:
         self.found.sort(key=lambda f: f[0])
@@ -359,6 +396,10 @@ def _has_text(sections: list[Section]) -> bool:
                    or isinstance(p, Slot) and (any_text(p.children) or any_text(p.else_children)) for p in parts)
 
     return any(any_text(s.parts) for s in sections)
+
+
+def _literal(value: StrV) -> str:
+    return "".join(s.text for s in value.segs if isinstance(s, Lit))
 
 
 def _has_words(value: StrV, minimum: int = 1) -> bool:

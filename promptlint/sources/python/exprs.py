@@ -102,6 +102,11 @@ class Expressions:
 
     def conditional(self, node: cst.IfExp, frame: Frame):
         body, orelse = self.eval(node.body, frame), self.eval(node.orelse, frame)
+        # `message if content else None`: when there is a value, it is that one
+        if _is_none(orelse) and not _is_none(body):
+            return body
+        if _is_none(body) and not _is_none(orelse):
+            return orelse
         if not isinstance(body, StrV) or not isinstance(orelse, StrV):
             return self.opaque(node, frame, strongest([self.verdict(body), self.verdict(orelse)]))
         test = self.eval(node.test, frame)
@@ -257,3 +262,6 @@ class Expressions:
         value = self.eval(node, frame)
         return named_by(self.ctx, param, value)
 
+
+def _is_none(value) -> bool:
+    return isinstance(value, ConstV) and value.value is None

@@ -234,7 +234,7 @@ class Flow(Loops, Expressions, ToIR):
             if later:
                 return self.loop_carried(name, binding, later, f, at, node)
             if binding is not None:
-                return self.binding(binding, f, at)
+                return self.branched(name, binding, f, at)
             if name in f.scope.params:
                 return self.parameter(name, f)
             if f.parent is None:
@@ -246,6 +246,36 @@ class Flow(Loops, Expressions, ToIR):
                           kind="name", path=name == "__file__")
         verdict = self.ctx.variables.resolve(name)
         return Opaque(name, verdict, node, names=(name,), kind="name", qual=name if name in _BUILTINS else None)
+
+    def branched(self, name: str, b: Binding, frame: Frame, at: float):
+        """The value of `b`, or of the binding in another arm of the `if`
+        around it that reaches `at` as well: the most volatile one (the
+        prompt is cached only as well as its worst case). Nested arms are
+        merged from the inside out; a use inside the chain sees its own arm."""
+        value = self.binding(b, frame, at)
+        for chain_id, arm in reversed(b.arms):
+            chain = self.index.branches.get(chain_id)
+            if chain is None or at < chain.end:
+                continue  # the use is inside this chain: only its own arm's binding reaches it
+            others = []
+            missing = not chain.has_else
+            for k, (s, e) in enumerate(chain.arms):
+                if k == arm:
+                    continue
+                alt = frame.scope.last(name, e)
+                if alt is not None and s <= alt.end <= e:
+                    others.append(alt)
+                else:
+                    missing = True
+            if missing:  # an arm that binds nothing: the value from before the chain reaches too
+                before = frame.scope.last(name, chain.start)
+                if before is not None:
+                    others.append(before)
+            if not others:
+                return value
+            candidates = [value] + [self.binding(o, frame, at) for o in others]
+            return max(candidates, key=lambda v: self.verdict(v).volatility)
+        return value
 
     def loop_carried(self, name: str, before: Binding | None, later: list[Binding], frame: Frame, at: float,
                      node) -> Opaque:

@@ -41,6 +41,18 @@ class Binding:
     loop: cst.For | None = None  # innermost for loop around the statement, in this scope
     qual: str | None = None  # an import's qualified name
     region: tuple[int, int] | None = None  # span of the innermost for/while loop around it, in this scope
+    # the `if` arms around it, outermost first: (id of the if chain, arm index)
+    arms: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(eq=False)
+class Branches:
+    """An `if`/`elif`/`else` chain: its span and the span of each arm."""
+
+    start: int
+    end: int
+    arms: list[tuple[int, int]]
+    has_else: bool
 
 
 @dataclass(eq=False)
@@ -109,6 +121,8 @@ class Index:
         self.classes: dict[int, ClassInfo] = {}  # id(ClassDef) -> info
         self.functions: list[Scope] = []
         self._regions: dict[int, list[tuple[int, int]]] = {}
+        self.branches: dict[int, Branches] = {}  # id(If) of a chain -> its arms
+        self._arms: list[tuple[int, int]] = []  # the arms the walk is inside
         self.module = Scope(module, None, 0)
         self._body(module.body, self.module, None, None)
         for scope in [self.module, *self.functions, *(c.scope for c in self.classes.values() if c.scope)]:
@@ -134,6 +148,8 @@ class Index:
     def _bind(self, scope: Scope, b: Binding) -> None:
         if b.region is None and self._regions.get(id(scope)):
             b.region = self._regions[id(scope)][-1]
+        if not b.arms:
+            b.arms = tuple(self._arms)
         scope.bindings.setdefault(b.name, []).append(b)
 
     def _in_region(self, scope: Scope, stmt, body) -> None:
@@ -178,12 +194,7 @@ class Index:
             if stmt.orelse is not None:
                 self._body(self._block(stmt.orelse), scope, loop, cls)
         elif isinstance(stmt, cst.If):
-            self._body(self._block(stmt), scope, loop, cls)
-            orelse = stmt.orelse
-            if isinstance(orelse, cst.If):
-                self._stmt(orelse, scope, loop, cls)
-            elif orelse is not None:
-                self._body(self._block(orelse), scope, loop, cls)
+            self._if_chain(stmt, scope, loop, cls)
         elif isinstance(stmt, cst.With):
             for item in stmt.items:
                 if item.asname is not None:
@@ -205,7 +216,37 @@ class Index:
             for case in stmt.cases:
                 self._body(self._block(case), scope, loop, cls)
 
+    def _if_chain(self, stmt: cst.If, scope: Scope, loop, cls: ClassInfo | None) -> None:
+        """`if`/`elif`/`else` as one chain of arms, so the flow can see that a
+        name bound in one arm may hold the value of another (Branches)."""
+        arms, node = [], stmt
+        while True:
+            arms.append(node.body)
+            orelse = node.orelse
+            if isinstance(orelse, cst.If):
+                node = orelse
+                continue
+            if orelse is not None:
+                arms.append(orelse.body)
+            break
+        start, end = self.span(stmt)
+        self.branches[id(stmt)] = Branches(start, end, [self.span(a) for a in arms], orelse is not None)
+        for k, arm in enumerate(arms):
+            self._arms.append((id(stmt), k))
+            try:
+                inner = getattr(arm, "body", arm)
+                self._body(list(inner) if isinstance(inner, (list, tuple)) else [inner], scope, loop, cls)
+            finally:
+                self._arms.pop()
+
     def _function(self, stmt: cst.FunctionDef, parent: Scope, cls: ClassInfo | None, start: int) -> None:
+        saved, self._arms = self._arms, []  # a function's own ifs start afresh
+        try:
+            self._function_body(stmt, parent, cls, start)
+        finally:
+            self._arms = saved
+
+    def _function_body(self, stmt: cst.FunctionDef, parent: Scope, cls: ClassInfo | None, start: int) -> None:
         child = Scope(stmt, parent, start, cls=cls)
         self.scopes[id(stmt)] = child
         self.functions.append(child)

@@ -305,6 +305,9 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
     last = dotted.rsplit(".", 1)[-1]
     if last in LC_MESSAGES or last == "MessagesPlaceholder" or _lc_from_template(dotted):
         return lc_message(flow, dotted, node, frame)
+    message = role_content_message(flow, node, frame)
+    if message is not None:
+        return message
     known = classify_call(strip_self(dotted))
     if known is not None:
         verdict = _live(flow, frame, known, node)
@@ -346,6 +349,20 @@ def _call_verdict(flow, dotted: str) -> Verdict:
         if not no_evidence(verdict) and verdict.volatility >= V.USER:
             return verdict
     return DEFAULT
+
+
+def role_content_message(flow, node: cst.Call, frame):
+    """Any framework's message object built with `role=` and `content=`
+    (`Message(role="system", content=text)`, `ChatMessage(...)`): a message,
+    its role taken from a literal, else from the role expression's words."""
+    _, keywords = _args(node)
+    if "role" not in keywords or "content" not in keywords:
+        return None
+    role = literal_text(flow.eval(keywords["role"], frame))
+    if role is None:
+        source = flow.src(keywords["role"]).lower()
+        role = next((r for r in ("system", "developer", "assistant", "user") if r in source), flow.ctx.default_role)
+    return MsgV(role, flow.eval(keywords["content"], frame), node)
 
 
 def lc_message(flow, qual: str, node, frame):
