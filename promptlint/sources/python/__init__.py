@@ -56,7 +56,7 @@ from promptlint.ir import Breakpoint, PromptTemplate, Section, Slot, SourceError
 from promptlint.sources.base import SourceContext
 from promptlint.sources.python.calls import Sections, is_message_list, lc_message_list, might_send, site
 from promptlint.sources.python.flow import Flow
-from promptlint.sources.python.scope import _last_return
+from promptlint.sources.python.scope import returns
 from promptlint.sources.python.values import ListV, MsgV, StrV
 from promptlint.sources.python.strings import Lit
 from promptlint.sniff import directive_score
@@ -325,49 +325,52 @@ class _Reader:
                              if bindings[-1].kind == "assign" and _instructions(
                                  self.file.text[bindings[-1].start:bindings[-1].end])}
         for scope in flow.index.functions:
-            found = self.builder(scope, build, instruction_names)
-            if found is not None:
-                candidates.append(found)
+            candidates += self.builder(scope, build, instruction_names)
         used_by_others = set().union(*(reads for _, reads, _, _ in candidates)) if candidates else set()
         for name, _, span, sections in candidates:
             if name in consumed or name in used_by_others:
                 continue
             self.found.append((span.start, name, sections, None, span, None))
 
-    def builder(self, scope, build: Sections, instruction_names: set[str]):
-        """A function or method that builds a prompt and returns it: named
-        like one (`build_system_prompt`, `get_system_message`), or returning
-        text that reads as instructions (its own literals, or a module
-        constant that does). (name, reads, span, sections) or None."""
+    def builder(self, scope, build: Sections, instruction_names: set[str]) -> list:
+        """The prompts a function or method builds and returns: named like a
+        prompt builder (`build_system_prompt`, `get_system_message`), or
+        returning text that reads as instructions (its own literals, or a
+        module constant that does). One per `return` that gives a prompt (a
+        builder with a branch per environment builds several): a list of
+        (name, reads, span, sections)."""
         flow = self.flow
         func = scope.node
         name = func.name.value
         if name.startswith("test_"):
-            return None
-        ret = _last_return(func)
-        if ret is None:
-            return None
+            return []
+        found = returns(func)
+        if not found:
+            return []
         named = bool(_PROMPT_FUNCTION.search(name))
         if not named:  # cheap tests on the function's source before any evaluation
             start, end = flow.span(func)
             source = self.file.text[start:end]
             if directive_score(source) < 2 and not instruction_names & set(_WORD.findall(source)):
-                return None
-        flow.reads = set()
-        value = flow.eval(ret.value, flow.frame_for(scope))
-        reads = flow.reads - {name}
+                return []
         role = "user" if _USER_ROLE.search(name) else self.ctx.default_role
-        if isinstance(value, StrV) and _has_words(value, MIN_FUNCTION_TEXT) and (
-                named or _instructions(_literal(value))):
-            sections = [Section(role, build.text(value), self.span(ret.value))]
-        elif isinstance(value, ListV) and is_message_list(value):
-            sections = build.messages(value, ret.value)
-        elif isinstance(value, MsgV) and isinstance(value.content, StrV) and _has_words(value.content,
-                                                                                      MIN_FUNCTION_TEXT):
-            sections = [build.message(value, False, None, ret.value)]
-        else:
-            return None
-        return scope.label, reads, self.span(func.name), sections
+        out = []
+        for ret in found:
+            flow.reads = set()
+            value = flow.eval(ret.value, flow.frame_for(scope))
+            reads = flow.reads - {name}
+            if isinstance(value, StrV) and _has_words(value, MIN_FUNCTION_TEXT) and (
+                    named or _instructions(_literal(value))):
+                sections = [Section(role, build.text(value), self.span(ret.value))]
+            elif isinstance(value, ListV) and is_message_list(value):
+                sections = build.messages(value, ret.value)
+            elif isinstance(value, MsgV) and isinstance(value.content, StrV) and _has_words(value.content,
+                                                                                          MIN_FUNCTION_TEXT):
+                sections = [build.message(value, False, None, ret.value)]
+            else:
+                continue
+            out.append((scope.label, reads, self.span(func.name if len(found) == 1 else ret), sections))
+        return out
 
     def templates(self) -> list[PromptTemplate]:
         self.found.sort(key=lambda f: f[0])

@@ -13,13 +13,14 @@ import libcst as cst
 
 from promptlint.analysis.volatility import DEFAULT, Verdict, no_evidence
 from promptlint.ir import Slot, SlotKind
-from promptlint.sources.python.scope import INF, Binding, Frame, Scope, _dotted_name, _last_return
+from promptlint.sources.python.scope import INF, Binding, Frame, Scope, _dotted_name, returns
 from promptlint.sources.python.strings import Lit, decode_body
 from promptlint.sources.python.values import (
     ClassV, ConstV, DictV, FuncV, ListV, LoopV, Opaque, Spread, StrV, literal_text, named_by, relabel, short, strongest,
 )
 
 MAX_DEPTH = 8  # helper calls inlined inside each other
+MAX_RETURNS = 8  # returns of one helper evaluated (the rest are not: cost stays bounded)
 
 
 class Expressions:
@@ -226,8 +227,8 @@ class Expressions:
         scope = self.index.scopes.get(id(func.node))
         if scope is None or frame.depth >= MAX_DEPTH:
             return None
-        ret = _last_return(func.node)
-        if ret is None:
+        found = [r for r in returns(func.node) if not _is_none_literal(r.value)][:MAX_RETURNS]
+        if not found:
             return None
         bound = self.arguments(func, scope, call, frame)
         parent = frame if frame.scope is scope.parent else self.frame_for(scope.parent)
@@ -235,7 +236,9 @@ class Expressions:
             parent = Frame(scope.parent, parent=None)
         inner = Frame(scope, bound, parent, frame.import_time, frame.depth + 1)
         self.reads.add(func.node.name.value)
-        value = self.eval(ret.value, inner)
+        # early returns: the caller may get any of them; the most volatile decides
+        values = [self.eval(r.value, inner) for r in found]
+        value = max(values, key=lambda v: self.verdict(v).volatility) if len(values) > 1 else values[0]
         if isinstance(value, Opaque) and value.qual is None:
             return relabel(value, short(self.src(call)), call)
         return value
@@ -265,3 +268,7 @@ class Expressions:
 
 def _is_none(value) -> bool:
     return isinstance(value, ConstV) and value.value is None
+
+
+def _is_none_literal(node) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"

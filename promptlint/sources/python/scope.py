@@ -422,6 +422,25 @@ def call_name(dotted: str) -> str:
     return f"{head}.{stripped}" if head else stripped
 
 
+def returns(func: cst.FunctionDef) -> list[cst.Return]:
+    """Every `return value` of the function itself (not of defs or lambdas inside it)."""
+    found: list[cst.Return] = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_FunctionDef(self, n):
+            return n is func
+
+        def visit_Lambda(self, n):
+            return False
+
+        def visit_Return(self, n):
+            if n.value is not None:
+                found.append(n)
+
+    func.visit(Visitor())
+    return found
+
+
 def _last_return(func: cst.FunctionDef) -> cst.Return | None:
     """The function's last `return value` at the top of its body, else its last anywhere."""
     top = None
