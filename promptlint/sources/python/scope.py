@@ -439,31 +439,3 @@ def returns(func: cst.FunctionDef) -> list[cst.Return]:
 
     func.visit(Visitor())
     return found
-
-
-def _last_return(func: cst.FunctionDef) -> cst.Return | None:
-    """The function's last `return value` at the top of its body, else its last anywhere."""
-    top = None
-    body = func.body.body if isinstance(func.body, cst.IndentedBlock) else [func.body]
-    for stmt in body:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.Return) and small.value is not None:
-                    top = small
-    if top is not None:
-        return top
-    found: list[cst.Return] = []
-
-    class Visitor(cst.CSTVisitor):
-        def visit_FunctionDef(self, n):
-            return n is func
-
-        def visit_Lambda(self, n):
-            return False
-
-        def visit_Return(self, n):
-            if n.value is not None:
-                found.append(n)
-
-    func.visit(Visitor())
-    return found[-1] if found else None
