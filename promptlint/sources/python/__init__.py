@@ -56,7 +56,7 @@ from promptlint.ir import Breakpoint, PromptTemplate, Section, Slot, SourceError
 from promptlint.sources.base import SourceContext
 from promptlint.sources.python.calls import Sections, is_message_list, lc_message_list, might_send, site
 from promptlint.sources.python.flow import Flow
-from promptlint.sources.python.scope import returns
+from promptlint.sources.python.scope import INF, returns
 from promptlint.sources.python.values import ListV, MsgV, StrV
 from promptlint.sources.python.strings import Lit
 from promptlint.sniff import directive_score
@@ -191,6 +191,9 @@ class _Collector(cst.CSTVisitor):
         self.stack: list = [None]
         self.calls: list = []
         self.lists: list = []
+        # message dicts a function gathers, wherever they are sent (a wrapper of
+        # the app's own): (list name or list literal, owner, statement)
+        self.message_lists: list = []
 
     def visit_FunctionDef(self, node):
         self.stack.append(node)
@@ -207,14 +210,48 @@ class _Collector(cst.CSTVisitor):
     def visit_Call(self, node):
         if might_send(node):
             self.calls.append((node, self.stack[-1]))
+        func = node.func
+        if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                and func.attr.value in ("append", "insert", "extend")
+                and any(_role_dict(a.value) or _role_list(a.value) for a in node.args)):
+            self.message_lists.append((func.value.value, self.stack[-1], node))
+
+    def visit_Assign(self, node):
+        if _role_list(node.value):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self.message_lists.append((target.target.value, self.stack[-1], node))
+
+    def visit_AnnAssign(self, node):
+        if node.value is not None and _role_list(node.value) and isinstance(node.target, cst.Name):
+            self.message_lists.append((node.target.value, self.stack[-1], node))
 
     def visit_List(self, node):
         if any(isinstance(el.value, cst.Call) and _callee(el.value.func) in _LC_MESSAGE_CLASSES
                for el in node.elements):
             self.lists.append((node, self.stack[-1]))
+        elif _role_list(node):
+            self.message_lists.append((node, self.stack[-1], node))
 
 
 _LC_MESSAGE_CLASSES = ("SystemMessage", "HumanMessage", "AIMessage")
+_ROLES = ("system", "developer", "user", "assistant")
+
+
+def _role_dict(node) -> bool:
+    """`{"role": "system", "content": ...}` written out in the code."""
+    if not isinstance(node, cst.Dict):
+        return False
+    keys = {}
+    for el in node.elements:
+        if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString):
+            keys[el.key.evaluated_value] = el.value
+    role = keys.get("role")
+    return "content" in keys and isinstance(role, cst.SimpleString) and role.evaluated_value in _ROLES
+
+
+def _role_list(node) -> bool:
+    return isinstance(node, cst.List) and any(_role_dict(el.value) for el in node.elements)
 
 
 def _named_prompt_candidates(module: cst.Module) -> bool:
@@ -268,6 +305,7 @@ class _Reader:
                 if written or _has_text(sections):  # a wrapper passing its caller's messages through: no prompt
                     self.add(call, scope, sections, model)
         self.langchain_leftovers(collector, consumed)
+        self.message_leftovers(collector, consumed)
         self.named_prompts(consumed)
         return self.templates()
 
@@ -299,6 +337,34 @@ class _Reader:
                 consumed |= flow.reads
                 flow.used.add(id(call))
                 self.add(call, scope, [build.message(value, False, None, call)])
+
+    def message_leftovers(self, collector: _Collector, consumed: set[str]) -> None:
+        """Message dicts a function gathers and sends through a wrapper of the
+        app's own (`messages.append({"role": "system", "content": prompt})`,
+        then `self.call_llm(messages)`): the list, as it is when the function
+        ends, is a prompt."""
+        flow = self.flow
+        build = Sections(flow)
+        seen: set = set()
+        for target, owner, stmt in collector.message_lists:
+            scope = self.scope_of(owner)
+            key = (id(scope), target if isinstance(target, str) else id(target))
+            if key in seen or any(id(d) in flow.used for d in _dicts(stmt)):
+                continue
+            seen.add(key)
+            frame = flow.frame_for(scope)
+            flow.reads = set()
+            if isinstance(target, str):
+                end = INF if scope.is_module else flow.span(scope.node)[1]
+                value = flow.lookup(target, end, frame)
+            else:
+                value = flow.eval(target, frame)
+            if not (isinstance(value, ListV) and is_message_list(value)):
+                continue
+            sections = build.messages(value, stmt)
+            if _has_text(sections):
+                consumed |= flow.reads
+                self.add(stmt, scope, sections)
 
     def named_prompts(self, consumed: set[str]) -> None:
         """Module constants and functions named like prompts that nothing here sends."""
@@ -399,6 +465,18 @@ def _has_text(sections: list[Section]) -> bool:
                    or isinstance(p, Slot) and (any_text(p.children) or any_text(p.else_children)) for p in parts)
 
     return any(any_text(s.parts) for s in sections)
+
+
+def _dicts(node) -> list:
+    """The dict literals inside a statement or expression."""
+    found: list = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Dict(self, n):
+            found.append(n)
+
+    node.visit(Visitor())
+    return found
 
 
 def _literal(value: StrV) -> str:

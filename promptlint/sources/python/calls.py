@@ -253,6 +253,8 @@ class Sections:
             return self.section(item.role, self.content(item.content, (item.style or style) if item.template else None),
                                 item.node)
         if isinstance(item, DictV):
+            if item.node is not None:
+                flow.used.add(id(item.node))
             role_value = item.get("role")
             role = literal_text(role_value) if role_value is not None else None
             if role_value is None and item.get("type") is not None:  # a Responses item (function_call_output ...)
