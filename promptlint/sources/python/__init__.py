@@ -373,19 +373,24 @@ class _Reader:
         module = flow.index.module
         candidates = []
         talks_to_a_model = bool(self.found) or bool(_LLM_IMPORTS.search(self.file.text))
-        for name, bindings in module.bindings.items():
-            if _TEMPLATE_ONLY.match(name) and not talks_to_a_model and not _PROMPT_WORDS.search(name):
-                continue
-            last = bindings[-1]
-            if (last.kind == "aug" or last.kind == "assign" and isinstance(last.target, cst.Name)) \
-                    and _PROMPT_CONSTANT.match(name):
-                flow.reads = set()
-                value = flow.lookup(name, float("inf"), flow.frame_for(module))
-                reads = flow.reads - {name}
-                if isinstance(value, StrV) and _has_words(value):
-                    role = "user" if _USER_ROLE.search(name) else self.ctx.default_role
-                    sections = [Section(role, build.text(value, "auto"), Span(self.file, last.start, last.end))]
-                    candidates.append((name, reads, Span(self.file, last.start, last.end), sections))
+        # prompt constants of the module, and of its classes (`class Prompts: SYSTEM = "..."`)
+        holders = [(module, "")] + [(info.scope, f"{info.node.name.value}.")
+                                    for info in flow.index.classes.values() if info.scope is not None]
+        for holder, prefix in holders:
+            for name, bindings in holder.bindings.items():
+                if _TEMPLATE_ONLY.match(name) and not talks_to_a_model and not _PROMPT_WORDS.search(name):
+                    continue
+                last = bindings[-1]
+                if (last.kind == "aug" or last.kind == "assign" and isinstance(last.target, cst.Name)) \
+                        and _PROMPT_CONSTANT.match(name):
+                    flow.reads = set()
+                    value = flow.lookup(name, float("inf"), flow.frame_for(holder))
+                    reads = flow.reads - {name}
+                    if isinstance(value, StrV) and _has_words(value):
+                        role = "user" if _USER_ROLE.search(name) else self.ctx.default_role
+                        span = Span(self.file, last.start, last.end)
+                        candidates.append((prefix + name, reads, span, [Section(role, build.text(value, "auto"),
+                                                                                 span)]))
         # module names whose own text reads as instructions (a function using one builds a prompt)
         instruction_names = {name for name, bindings in module.bindings.items()
                              if bindings[-1].kind == "assign" and _instructions(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import re
 from dataclasses import replace
 
 import libcst as cst
@@ -308,6 +309,9 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
     message = role_content_message(flow, node, frame)
     if message is not None:
         return message
+    wrapped = prompt_wrapper(flow, last, node, frame)
+    if wrapped is not None:
+        return wrapped
     known = classify_call(strip_self(dotted))
     if known is not None:
         verdict = _live(flow, frame, known, node)
@@ -349,6 +353,22 @@ def _call_verdict(flow, dotted: str) -> Verdict:
         if not no_evidence(verdict) and verdict.volatility >= V.USER:
             return verdict
     return DEFAULT
+
+
+_WRAPPER = re.compile(r"^\w*(?:Prompt|Template|Instructions?)$")
+
+
+def prompt_wrapper(flow, callee: str, node: cst.Call, frame):
+    """`TextPrompt("...")`, `SystemPrompt(text)`: a class of the app's that
+    wraps prompt text (a str subclass, a template class) is its text."""
+    if not _WRAPPER.match(callee):
+        return None
+    positional, keywords = _args(node)
+    text = positional[0] if positional else keywords.get("template", keywords.get("text"))
+    if text is None:
+        return None
+    value = flow.eval(text, frame)
+    return value if isinstance(value, StrV) else None
 
 
 def role_content_message(flow, node: cst.Call, frame):
