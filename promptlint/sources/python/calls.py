@@ -318,6 +318,8 @@ def might_send(call: cst.Call) -> bool:
         return True
     if last == "from_template" and len(chain) >= 2 and chain[-2].endswith("PromptTemplate"):
         return True
+    if _agent_run(chain, keywords, call) or _agent_definition(last, keywords):
+        return True
     if last in _LC_INVOKE and call.args and call.args[0].keyword is None:
         first = call.args[0].value
         if isinstance(first, cst.List):
@@ -406,6 +408,17 @@ def site(flow, call: cst.Call, frame):
             ev(positional[0])):
         sections += build.messages(ev(positional[0]), positional[0])
         kind = "langchain"
+    elif _agent_definition(last, set(keywords)):
+        # Agent(instructions=...) of the OpenAI Agents SDK, pydantic-ai, smolagents, agno ...
+        for key in _AGENT_TEXT:
+            if key in keywords:
+                sections.append(build.system(ev(keywords[key]), keywords[key]))
+        kind = "agent"
+    elif _agent_run(chain, set(keywords), call):
+        node = positional[0] if positional else next(keywords[k] for k in _RUN_TEXT if k in keywords)
+        sections.append(build.section("user", build.content(ev(node)), node))
+        build.literal = build.literal or not isinstance(ev(node), Opaque)
+        kind = "agent"
     elif "messages" in keywords and is_message_list(ev(keywords["messages"])):
         _tools(build, keywords, ev, sections)
         if "system" in keywords:
@@ -417,6 +430,24 @@ def site(flow, call: cst.Call, frame):
         return None
     model = literal_text(ev(keywords["model"])) if "model" in keywords else None
     return sections, model, kind, build.literal
+
+
+# Agent frameworks: the agent's own instructions, and the task a run is given.
+_AGENT_TEXT = ("instructions", "system_prompt", "system_message")
+_RUN_TEXT = ("task", "prompt", "user_prompt", "input", "message")
+_RUN_METHODS = ("run", "run_sync", "arun", "run_stream", "print_response", "aprint_response")
+
+
+def _agent_definition(last: str, keywords) -> bool:
+    return last.endswith("Agent") and bool(set(keywords) & set(_AGENT_TEXT))
+
+
+def _agent_run(chain: list[str], keywords, call: cst.Call) -> bool:
+    """`agent.run(task)`: a run method on something named an agent."""
+    if len(chain) < 2 or chain[-1] not in _RUN_METHODS or "agent" not in chain[-2].lower():
+        return False
+    has_positional = any(a.keyword is None and not a.star for a in call.args)
+    return has_positional or bool(set(keywords) & set(_RUN_TEXT))
 
 
 def _tools(build: Sections, keywords, ev, sections: list[Section]) -> None:
