@@ -210,9 +210,14 @@ def fix(paths, providers, config_path, show_diff, unsafe_fixes, select, ignore):
 
 
 def _notes(notes: list[str], verbose: bool) -> None:
-    """-v: why each file was read or skipped, and what the readers did not follow."""
-    if verbose:
-        for note in notes:
+    """-v: why each file was read or skipped, and what the readers did not follow;
+    what was left unanalysed (a limit reached) is said in any case."""
+    from promptlint.sources.base import Incomplete
+
+    for note in notes:
+        if isinstance(note, Incomplete):
+            click.echo(f"info: {note}", err=True)
+        elif verbose:
             click.echo(f"note: {note}", err=True)
 
 

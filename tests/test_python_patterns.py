@@ -13,6 +13,7 @@ import pytest
 from promptlint.audit import run_audit, select_models
 from promptlint.config import from_table
 from promptlint.lint import run_check
+from tests.helpers import invoke
 
 DATA = Path(__file__).parent / "data" / "realworld_python"
 
@@ -72,3 +73,54 @@ def test_a_return_without_prompt_text_is_not_a_prompt_of_its_own():
     audit = run_audit([DATA / "research" / "branches.py"], config, select_models(config))
     (prompt,) = audit.prompts  # `return header` alone carries no instructions
     assert prompt.template.span.line_col == (12, 5)
+
+
+# ------------------------------------------------------------------ robust and linear
+
+def _long_agent_function(assignments: int) -> str:
+    """A function of the shape that once failed as 'nests too deeply': hundreds of
+    branches and assignments, each building on the one before."""
+    lines = ["from openai import OpenAI", "", "client = OpenAI()", "", "", "def run_agent(task, flags):",
+             "    prompt = 'You are the build assistant of a monorepo. Follow the steps below. '"]
+    for i in range(assignments):
+        lines += [f"    part{i} = prompt + 'Step {i}: run the checks of stage {i} and report failures. '",
+                  f"    if flags.get('f{i}'):", f"        prompt = part{i} + str(flags['f{i}'])",
+                  "    else:", f"        prompt = part{i}"]
+    lines.append("    return client.chat.completions.create(model='gpt-4.1', messages=["
+                 "{'role': 'system', 'content': prompt}, {'role': 'user', 'content': task}])")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_long_function_is_read_in_linear_time(tmp_path):
+    (tmp_path / "agent.py").write_text(_long_agent_function(180))
+    result = invoke(tmp_path, "check", "--select", "PL001,PL008", "agent.py")
+    assert result.exit_code == 0, result.stderr  # only an info finding: flags are undeclared input
+    assert result.stderr == ""
+    assert result.stdout.startswith("agent.py:10:26: PL008 input flags has no evidence")
+    # twice the statements, about twice the work (libcst's parse dominates): no blow-up
+    (tmp_path / "agent2.py").write_text(_long_agent_function(360))
+    assert invoke(tmp_path, "check", "agent2.py").exit_code == 0
+
+
+def test_an_operator_chain_past_the_limit_is_info_not_an_input_error(tmp_path):
+    body = " ".join(f"+ 'part {i} '" for i in range(5_000))
+    (tmp_path / "huge_prompt.py").write_text(f"SYSTEM_PROMPT = 'You are helpful. ' {body}\n")
+    (tmp_path / "fine.py").write_text(_long_agent_function(3))
+    result = invoke(tmp_path, "check", ".")
+    assert result.exit_code == 0
+    assert ("info: huge_prompt.py:1:1: this statement chains 5,000 binary operators, past the Python "
+            "reader's limit of 1,000") in result.stderr
+    assert result.stdout.endswith("No findings: 1 prompts in 2 files; 1 file only partly analysed "
+                                  "(see the info lines).\n")
+
+
+def test_the_per_file_time_budget_keeps_what_was_read_and_says_where_it_stopped(tmp_path, monkeypatch):
+    import promptlint.sources.python as reader
+
+    (tmp_path / "agent.py").write_text(_long_agent_function(180))
+    monkeypatch.setattr(reader, "MAX_FILE_SECONDS", 0.0)
+    result = invoke(tmp_path, "check", "agent.py")
+    assert result.exit_code == 0
+    assert "agent.py:" in result.stderr and "the Python reader stopped here after 0 s, its per-file budget: " \
+        "0 prompts were read, the rest of the file was not analysed" in result.stderr
+    assert "1 file only partly analysed" in result.stdout

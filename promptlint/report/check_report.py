@@ -34,10 +34,22 @@ def summary(result) -> str:
     for f in result.findings:
         counts[f.severity.label] += 1
     suppressed = f" ({result.suppressed} suppressed)" if result.suppressed else ""
+    partial = _partly_analysed(result)
     if not result.findings:
-        return f"All checks passed: {result.prompts} prompts in {result.files} files{suppressed}."
+        head = "No findings" if partial or getattr(result, "errors", None) else "All checks passed"
+        return f"{head}: {result.prompts} prompts in {result.files} files{suppressed}{partial}."
     parts = ", ".join(f"{n} {k}{'s' if n != 1 and k != 'info' else ''}" for k, n in counts.items() if n)
-    return f"Found {len(result.findings)} findings ({parts}) in {result.prompts} prompts{suppressed}."
+    return f"Found {len(result.findings)} findings ({parts}) in {result.prompts} prompts{suppressed}{partial}."
+
+
+def _partly_analysed(result) -> str:
+    """Files a reader stopped in (a limit reached): their findings may be incomplete."""
+    from promptlint.sources.base import Incomplete
+
+    files = {n.split(":", 1)[0] for n in getattr(result, "notes", ()) if isinstance(n, Incomplete)}
+    if not files:
+        return ""
+    return f"; {len(files)} file{'s' if len(files) != 1 else ''} only partly analysed (see the info lines)"
 
 
 def to_json(result) -> dict:

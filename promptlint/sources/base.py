@@ -17,6 +17,12 @@ MAX_FILE_BYTES = 2_000_000
 MAX_INCLUDE_DEPTH = 16
 
 
+class Incomplete(str):
+    """A note saying what a reader left unanalysed: printed without -v too,
+    since the findings of that file may be incomplete (not an input error:
+    the file is valid)."""
+
+
 @dataclass
 class SourceContext:
     """Per-run settings every reader needs."""
@@ -59,6 +65,11 @@ class SourceContext:
     def note(self, file, span, message: str) -> None:
         line, col = span.line_col if span is not None else (1, 1)
         self.notes.append(f"{file.display_path}:{line}:{col}: {message}")
+
+    def partial(self, file, span, message: str) -> None:
+        """Part of a file was not analysed (a limit was reached): always shown, at info level."""
+        line, col = span.line_col if span is not None else (1, 1)
+        self.notes.append(Incomplete(f"{file.display_path}:{line}:{col}: {message}"))
 
     def dialect_for(self, path: Path) -> str:
         """The template style config sets for a file, else "auto" (sniffed)."""

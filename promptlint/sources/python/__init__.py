@@ -46,6 +46,7 @@ import dataclasses
 import re
 import sys
 import threading
+import time
 import warnings
 from collections import Counter
 
@@ -55,7 +56,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from promptlint.ir import Breakpoint, PromptTemplate, Section, Slot, SourceError, SourceFile, Span, Text
 from promptlint.sources.base import SourceContext
 from promptlint.sources.python.calls import Sections, is_message_list, lc_message_list, might_send, site
-from promptlint.sources.python.flow import Flow
+from promptlint.sources.python.flow import Flow, OverBudget
 from promptlint.sources.python.scope import INF, returns
 from promptlint.sources.python.values import ListV, MsgV, StrV
 from promptlint.sources.python.strings import Lit
@@ -100,10 +101,19 @@ def read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
     """Every prompt of a Python module; [] for a module without one."""
     if not _HINTS.search(file.text) and not _instructions(file.text):
         return []
-    return _deep(lambda: _read(file, ctx), file)
+    return _deep(lambda: _read(file, ctx), file, ctx)
 
 
 def _read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
+    chain = _longest_operator_chain(file.text)
+    if chain is not None:
+        length, line = chain
+        start = sum(len(x) for x in file.text.splitlines(keepends=True)[:line - 1])
+        ctx.partial(file, Span(file, start, start),
+                    f"this statement chains {length:,} binary operators, past the Python reader's limit of "
+                    f"{MAX_OPERATOR_CHAIN:,} (the parser's time grows with the square of a chain); "
+                    "the file was not analysed")
+        return []
     module = _parse(file)
     collector = _Collector()
     module.visit(collector)
@@ -115,22 +125,38 @@ def _read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
         if isinstance(exc.__context__, RecursionError):
             raise RecursionError from None
         raise
-    return _Reader(Flow(module, positions, file, ctx), file, ctx).run(collector)
+    flow = Flow(module, positions, file, ctx)
+    reader = _Reader(flow, file, ctx)
+    flow.deadline = time.monotonic() + MAX_FILE_SECONDS
+    try:
+        reader.run(collector)
+    except OverBudget as exc:
+        where = reader.span(exc.node) if exc.node is not None else None
+        ctx.partial(file, where, f"the Python reader stopped here after {MAX_FILE_SECONDS:g} s, its per-file "
+                                 f"budget: {len(reader.found)} prompts were read, the rest of the file was "
+                                 "not analysed")
+    return reader.templates()
 
 
 # libcst computes positions (and we evaluate) by recursing over the tree: a
 # prompt written as 1,000 implicitly concatenated lines is 1,000 levels deep.
 # The work runs in a thread with a large stack and a higher recursion limit.
 _STACK_BYTES = 512 * 1024 * 1024
+# Wall-clock budget of one file's analysis: past it, the prompts read so far are
+# kept and the rest of the file is reported as not analysed (info, not an error).
+MAX_FILE_SECONDS = 20.0
 _RECURSION_LIMIT = 60_000
 
 
-def _deep(work, file: SourceFile):
+def _deep(work, file: SourceFile, ctx: SourceContext):
     result: dict = {}
 
     def run():
         try:
             result["value"] = work()
+        except RecursionError as exc:
+            result["error"] = exc
+            result["parses"] = _cpython_parses(file.text)
         except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
             result["error"] = exc
 
@@ -150,6 +176,10 @@ def _deep(work, file: SourceFile):
             sys.setrecursionlimit(old_limit)
     error = result.get("error")
     if isinstance(error, RecursionError):
+        if result["parses"]:  # valid Python: never an input error, but say what was not analysed
+            ctx.partial(file, None, "nests too deeply for the Python reader (past its stack of "
+                                    f"{_STACK_BYTES >> 20} MiB); its prompts were not analysed")
+            return []
         raise SourceError(file.display_path, 1, "Python file nests too deeply to analyse") from None
     if error is not None:
         raise error
@@ -180,7 +210,58 @@ def _parse(file: SourceFile) -> cst.Module:
             pass
         raise SourceError(file.display_path, line, f"Python syntax error: {message}", col) from None
     except RecursionError:
+        if _cpython_parses(file.text):
+            raise  # valid Python too deep for libcst: _deep says so, at info level
         raise SourceError(file.display_path, 1, "Python syntax error: nested too deeply to parse") from None
+
+
+# libcst parses a chain of binary operators (`"a" + "b" + ...`) in time that grows
+# with the square of its length: 1,000 take 0.1 s, 20,000 take minutes.
+MAX_OPERATOR_CHAIN = 1_000
+_OPERATOR = re.compile(r"[-+*/%|&^@<>]|\b(?:and|or)\b")
+
+
+def _longest_operator_chain(text: str) -> tuple[int, int] | None:
+    """(length, line) of the longest chain of binary operators when it is past
+    MAX_OPERATOR_CHAIN, else None; a file with fewer operators than that in all
+    is not parsed for it."""
+    if len(_OPERATOR.findall(text)) <= MAX_OPERATOR_CHAIN:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None  # libcst's parse reports it
+    nested = set()
+    ops = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp):
+            ops.append(node)
+            if isinstance(node.left, ast.BinOp):
+                nested.add(id(node.left))
+        elif isinstance(node, ast.BoolOp) and len(node.values) > MAX_OPERATOR_CHAIN:
+            return len(node.values) - 1, node.lineno
+    for node in ops:
+        if id(node) in nested:
+            continue
+        length, inner = 0, node
+        while isinstance(inner, ast.BinOp):
+            length, inner = length + 1, inner.left
+        if length > MAX_OPERATOR_CHAIN:
+            return length, node.lineno
+    return None
+
+
+def _cpython_parses(text: str) -> bool:
+    """Whether CPython's own parser accepts the file (parsing only)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 class _Collector(cst.CSTVisitor):

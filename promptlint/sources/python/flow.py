@@ -44,7 +44,9 @@ budget (MAX_STEPS per file) bounds the work on machine-made modules.
 
 from __future__ import annotations
 
+import math
 import re
+import time
 from dataclasses import replace
 
 import libcst as cst
@@ -65,6 +67,14 @@ from promptlint.sources.python.values import (
 
 V = Volatility
 MAX_STEPS = 200_000  # expression evaluations per file
+
+
+class OverBudget(Exception):
+    """The file's wall-clock budget (Flow.deadline) ran out while evaluating `node`."""
+
+    def __init__(self, node):
+        super().__init__("over the per-file time budget")
+        self.node = node
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
@@ -80,6 +90,7 @@ class Flow(Loops, Expressions, ToIR):
         self.index = Index(module, self.span)
         self.import_frame = Frame(self.index.module, import_time=True)
         self.steps = 0
+        self.deadline = math.inf  # time.monotonic() past which the file's analysis stops
         self.reads: set[str] = set()  # module-level names read for the prompt being built
         self._deps: dict[int, set[str]] = {}
         self._active: set[tuple[int, int]] = set()
@@ -119,6 +130,8 @@ class Flow(Loops, Expressions, ToIR):
 
     def eval(self, node, frame: Frame):
         self.steps += 1
+        if not self.steps & 1023 and time.monotonic() > self.deadline:
+            raise OverBudget(node)
         key = id(node)
         if key in frame.memo:
             return frame.memo[key]
