@@ -32,6 +32,10 @@ EXPECTED = {
     "agents/planner.py": [("PL001", 18, 34, "error")],
     # if/else: the timed arm wins; the early return's prompt has no stable text after it
     "research/branches.py": [("PL001", 9, 41, "error")],
+    # constants imported from another module of the tree (absolute, relative, a class attribute,
+    # `module.NAME`): their text counts as the stable text after the per-user tier, reported at the use
+    "helpdesk/chat/system.py": [("PL001", 9, 15, "warning")],
+    "helpdesk/prompts/sections.py": [],
 }
 
 
@@ -73,6 +77,29 @@ def test_a_return_without_prompt_text_is_not_a_prompt_of_its_own():
     audit = run_audit([DATA / "research" / "branches.py"], config, select_models(config))
     (prompt,) = audit.prompts  # `return header` alone carries no instructions
     assert prompt.template.span.line_col == (12, 5)
+
+
+def test_imported_text_is_part_of_the_prompt_at_the_place_it_is_used():
+    from promptlint.ir import Text
+
+    config = from_table({}, None, DATA)
+    audit = run_audit([DATA / "helpdesk" / "chat" / "system.py"], config, select_models(config))
+    (prompt,) = audit.prompts
+    parts = prompt.template.sections[0].parts
+    text = "".join(p.text for p in parts if isinstance(p, Text))
+    assert "# Escalation\nHand the conversation to a human agent" in text
+    assert text.count("End every answer by asking whether the customer needs anything else") == 2
+    escalation = next(p for p in parts if isinstance(p, Text) and "# Escalation" in p.text)
+    assert escalation.span.file.path.name == "system.py" and escalation.span.line_col == (10, 15)
+
+
+def test_an_import_cycle_is_not_followed_and_says_so(tmp_path):
+    (tmp_path / "a.py").write_text("from b import RULES\nSYSTEM_PROMPT = 'You are the assistant. ' + RULES\n")
+    (tmp_path / "b.py").write_text("from a import RULES\n")
+    config = from_table({}, None, tmp_path)
+    audit = run_audit([tmp_path / "a.py"], config, select_models(config))
+    assert audit.errors == []
+    assert any("RULES from " in n and "b.py: not followed (import depth 4 or a cycle)" in n for n in audit.notes), audit.notes
 
 
 # ------------------------------------------------------------------ robust and linear

@@ -41,6 +41,8 @@ class SourceContext:
     # what a reader could not follow and read another way (a computed include):
     # not errors; `-v` prints them
     notes: list[str] = field(default_factory=list)
+    # what readers keep for the rest of the run (the Python reader's project index)
+    shared: dict = field(default_factory=dict)
 
     def display_path(self, path: Path) -> str:
         base = self._display_base()

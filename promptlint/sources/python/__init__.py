@@ -9,15 +9,17 @@ several):
 
 1. call sites (calls): OpenAI Chat Completions and Responses,
    Anthropic Messages (with `cache_control` breakpoints), LiteLLM, LangChain
-   chat and text templates and message lists, and any call with
+   chat and text templates and message lists, agent SDKs
+   (`Agent(instructions=...)`, `agent.run(task)`), and any call with
    `messages=[{"role": ..., "content": ...}]`; the template's span is the call;
-2. module-level constants named like prompts (`SYSTEM_PROMPT`, `*_PROMPT`,
-   `*_TEMPLATE`, `*_INSTRUCTIONS`) whose value is a string, when no call
-   site or other prompt of the file uses them; their `{var}` placeholders are
-   `str.format` fields (Jinja's when the text looks like Jinja);
-3. module-level functions named like prompts (`build_system_prompt`,
-   `get_instructions`, `*_messages`) that return a string or a message list,
-   when nothing in the file calls them (the caller lives in another module).
+2. message dicts a function gathers and hands to a wrapper of the app's own
+   (the list as it is when the function ends);
+3. constants named like prompts (`SYSTEM_PROMPT`, `*_PROMPT`, `*_TEMPLATE`,
+   `*_INSTRUCTIONS`), of the module or of a class, and app classes wrapping
+   prompt text (`TextPrompt("...")`), when nothing else here uses them;
+4. builders: every `return` of a function or method named like one
+   (`build_system_prompt`, `get_system_message`, `*_messages`) or returning
+   text that reads as instructions, even when nothing in the file calls it.
 
 Spans point into the .py file: a literal's text at its characters (through
 escapes, implicit concatenation and `textwrap.dedent`), a slot at the
@@ -31,12 +33,16 @@ once at import), then from names through the variable table (config, then
 the name). A slot whose fix is mechanical carries it in `Slot.fix`:
 {"kind": "json_sort_keys" | "sorted_iteration", "span": (start, end)}.
 
-Limits (see flow for the data flow's): no flow across modules; no
-evaluation of branches or loop counts ("the last assignment before the use
-wins"; a loop adds one region); string methods other than the common
-building ones make a value opaque, keeping its volatility; a file with no
-word suggesting a prompt (prompt, template, messages, completion, ...) is
-not parsed at all, so its syntax errors are not reported.
+Values imported from other modules of the tree are read there (project).
+Limits (see flow for the data flow's): `if` arms are merged, the most
+volatile winning, and loop counts are not evaluated (a loop adds one
+region); functions are not inlined across modules; string methods other
+than the common building ones make a value opaque, keeping its volatility;
+a file with no word suggesting a prompt (prompt, template, messages,
+completion, ...) is not parsed at all, so its syntax errors are not
+reported. Valid Python is never an input error: past a limit (nesting,
+operator chains, the per-file time budget) the file is reported as partly
+analysed, at info level.
 """
 
 from __future__ import annotations

@@ -30,7 +30,8 @@ class Expressions:
         base = self.eval(node.value, frame)
         attr = node.attr.value
         if isinstance(base, Opaque) and base.qual is not None:
-            known = self.stdlib.attribute(self, base.qual + "." + attr, node, frame)
+            known = self.stdlib.attribute(self, base.qual + "." + attr, node, frame) or \
+                self.project.value(self, base.qual + "." + attr, node)  # `prompts.SYSTEM` of a module here
             if known is not None:
                 return known
             return Opaque(self.src(node), base.verdict, node, names=base.names, kind="name",

@@ -97,8 +97,10 @@ class Flow(Loops, Expressions, ToIR):
         self._active_bindings: set[tuple[int, int]] = set()
         self.used: set[int] = set()  # ids of calls and lists a prompt has taken as its messages
         from promptlint.sources.python import stdlib
+        from promptlint.sources.python.project import project_of
 
         self.stdlib = stdlib
+        self.project = project_of(ctx)
 
     # ------------------------------------------------------------ positions
 
@@ -231,6 +233,9 @@ class Flow(Loops, Expressions, ToIR):
         # a value with no evidence of its own takes the evidence of the name it
         # is read by (`budget_left = TOTAL - used`: the name says it is a counter)
         value = named_by(self.ctx, node.value, self.lookup(node.value, self.span(node)[0], frame, node))
+        if isinstance(value, Opaque) and value.qual is not None and value.kind == "name" \
+                and value.qual not in _BUILTINS:
+            value = self.project.value(self, value.qual, node) or value  # defined in another module
         if isinstance(value, Opaque) and value.node is not node and value.qual is None:
             return relabel(value, node.value, node)
         return self.entering(value, node)

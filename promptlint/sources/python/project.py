@@ -1,0 +1,230 @@
+"""Values imported from other modules of the checked tree.
+
+`from .prompts import SYSTEM`, `import llm; llm.DATE_TIME_PROMPT`,
+`from app.prompts import Prompts; Prompts.PLANNER`: the name is looked up
+in the module that defines it, found on disk by walking up from the
+importing file (the package layout Python itself would use: `a/b/c.py` or
+`a/b/c/__init__.py` under an ancestor folder; relative imports from the
+importing package). The defining module is parsed once per run (libcst,
+nothing executed) and its constant is evaluated there, at import time, by
+a flow of its own; the value is then moved to the place it is used in the
+importing file: its text keeps every character (so tokens and the stable
+text after a breaker count), and its slots keep their volatility but point
+at the use, since that is the line the user reads and fixes.
+
+What is followed: module-level names and class attributes holding text,
+lists, dicts or a value with evidence (a clock at import); re-exports
+through further imports, up to MAX_IMPORT_DEPTH modules deep. Functions and
+classes themselves are not inlined across modules. Limits (each says what
+it skipped, in `-v` notes): MAX_ANCESTORS folders walked up, MAX_MODULES
+modules parsed per run, the reader's file-size limit, a module that does not
+parse or is part of an import cycle.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections import OrderedDict
+from pathlib import Path
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from promptlint.ir import Slot, SourceError, Text
+from promptlint.sources.base import read_source
+from promptlint.sources.python.scope import INF
+from promptlint.sources.python.strings import Lit, merge
+from promptlint.sources.python.values import ClassV, ConstV, DictV, ListV, MsgV, Opaque, SetV, Spread, StrV, TemplV
+
+MAX_IMPORT_DEPTH = 4  # modules followed through re-exports
+MAX_ANCESTORS = 8  # folders walked up from the importing file to find a package
+MAX_MODULES = 256  # modules parsed per run (kept, least recently used first out)
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
+
+
+def project_of(ctx) -> "Project":
+    """The run's project index (one per SourceContext)."""
+    project = ctx.shared.get("python.project")
+    if project is None:
+        project = ctx.shared["python.project"] = Project(ctx)
+    return project
+
+
+class Project:
+    """Module files by dotted name, and the parsed flows of those read so far."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self._files: dict[tuple[Path, str], Path | None] = {}
+        self._flows: OrderedDict[Path, object] = OrderedDict()
+        self._active: list[Path] = []
+        self.parsed = 0
+
+    # ------------------------------------------------------------ lookup
+
+    def value(self, flow, qual: str, node):
+        """The value `qual` (an import's qualified name, maybe with attributes)
+        has in the module of the tree that defines it, moved to `node` of
+        `flow`; None when it is not in the tree or not followed."""
+        found = self._resolve(flow.file.path, qual, (flow, node))
+        return None if found is None else relocate(found[1], found[0], flow, node)
+
+    def _resolve(self, importer: Path, qual: str, where):
+        """(flow of the defining module, value there), following re-exports."""
+        dots = len(qual) - len(qual.lstrip("."))
+        parts = qual[dots:].split(".")
+        if not parts[0] or (not dots and parts[0] in _STDLIB):
+            return None
+        for k in range(len(parts) - 1, 0, -1):
+            path = self.module_file(importer, dots, parts[:k])
+            if path is None:
+                continue
+            foreign = self.flow(path, where)
+            return None if foreign is None else self._member(foreign, parts[k:], where)
+        return None
+
+    def _member(self, foreign, names: list[str], where):
+        flow, node = where
+        if len(self._active) >= MAX_IMPORT_DEPTH or foreign.file.path in self._active:
+            self.ctx.note(flow.file, flow.file_span(*flow.span(node)),
+                          f"{'.'.join(names)} from {foreign.file.display_path}: not followed (import depth "
+                          f"{MAX_IMPORT_DEPTH} or a cycle)")
+            return None
+        self._active.append(foreign.file.path)
+        try:
+            bindings = foreign.index.module.bindings.get(names[0])
+            if not bindings:
+                return None
+            if bindings[-1].kind == "import":  # a re-export: where that module got it
+                rest = ".".join(names[1:])
+                return self._resolve(foreign.file.path, bindings[-1].qual + (f".{rest}" if rest else ""), where)
+            value = foreign.lookup(names[0], INF, foreign.import_frame)
+            for attr in names[1:]:
+                if not isinstance(value, ClassV):
+                    return None
+                attrs = value.info.attrs.get(attr)
+                if not attrs:
+                    return None
+                value = foreign.attr_value(value.info, attrs[-1])
+            return foreign, value
+        finally:
+            self._active.pop()
+
+    def module_file(self, importer: Path, dots: int, parts: list[str]) -> Path | None:
+        """`a/b/c.py` or `a/b/c/__init__.py` for `a.b.c`: relative to the
+        importing package for `from ..a import`, else under the nearest
+        ancestor folder of the importing file that has it."""
+        folder = importer.parent
+        if dots:
+            for _ in range(dots - 1):
+                folder = folder.parent
+            bases = [folder]
+        else:
+            bases = [folder, *list(folder.parents)[:MAX_ANCESTORS - 1]]
+        rel = Path(*parts)
+        for base in bases:
+            key = (base, ".".join(parts))
+            if key not in self._files:
+                found = None
+                for candidate in (base / rel.with_suffix(".py"), base / rel / "__init__.py"):
+                    if candidate.is_file():
+                        found = candidate
+                        break
+                self._files[key] = found
+            if self._files[key] is not None:
+                return self._files[key]
+        return None
+
+    # ------------------------------------------------------------ parsing
+
+    def flow(self, path: Path, where):
+        """The flow of the module at `path`, parsed once per run."""
+        importer, node = where
+        key = path.resolve()
+        if key in self._flows:
+            self._flows.move_to_end(key)
+            return self._flows[key]
+        if self.parsed >= MAX_MODULES:
+            self.ctx.note(importer.file, importer.file_span(*importer.span(node)),
+                          f"{self.ctx.display_path(path)}: not read for its values ({MAX_MODULES} modules "
+                          "already parsed in this run)")
+            return None
+        from promptlint.sources.python.flow import Flow
+
+        self.parsed += 1
+        foreign = None
+        try:
+            file = read_source(path, self.ctx)
+            module = cst.parse_module(file.text)
+            positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+            foreign = Flow(module, positions, file, self.ctx)
+            foreign.deadline = importer.deadline
+        except (SourceError, cst.ParserSyntaxError, RecursionError, KeyError) as exc:
+            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            self.ctx.note(importer.file, importer.file_span(*importer.span(node)),
+                          f"{self.ctx.display_path(path)}: not read for its values ({why})")
+        self._flows[key] = foreign
+        if len(self._flows) > MAX_MODULES:
+            self._flows.popitem(last=False)
+        return foreign
+
+
+# ---------------------------------------------------------------- moving values
+
+def relocate(value, foreign, flow, node):
+    """`value` of the flow `foreign`, as a value of `flow` used at `node`:
+    literal text keeps its characters, every position becomes the use's.
+    None for what cannot cross (functions, classes, values without evidence)."""
+    start, end = flow.span(node)
+    span = flow.file_span(start, end)
+
+    def move(v):
+        if isinstance(v, StrV):
+            return StrV(merge([Lit.synthetic(s.text, start, end) if isinstance(s, Lit) else _slot(s, span)
+                               for s in v.segs]), node)
+        if isinstance(v, ConstV):
+            return ConstV(v.value, node)
+        if isinstance(v, (ListV, SetV)):
+            items = [move(i) for i in v.items]
+            if any(i is None for i in items):
+                return None
+            return ListV(items, node, v.is_tuple) if isinstance(v, ListV) else SetV(items, node)
+        if isinstance(v, DictV):
+            pairs = []
+            for k, x in v.pairs:
+                moved_key, moved = (None if k is None else move(k)), move(x)
+                if moved is None or (k is not None and moved_key is None):
+                    return None
+                pairs.append((moved_key, moved))
+            return DictV(pairs, node, [None] * len(pairs))
+        if isinstance(v, MsgV):
+            content = v.content if v.content is None else move(v.content)
+            return None if content is None and v.content is not None else \
+                dataclasses.replace(v, content=content, node=node)
+        if isinstance(v, TemplV):
+            text = move(v.text)
+            return None if text is None else TemplV(text, node)
+        if isinstance(v, Spread):
+            inner = move(v.value)
+            return None if inner is None else Spread(inner, node)
+        if isinstance(v, Opaque):
+            verdict = v.effective()
+            if verdict.volatility.name == "UNKNOWN":
+                return None  # no evidence there either: our own reading of the name stands
+            return Opaque(v.label, verdict, node, names=v.names, clock=v.clock, kind=v.kind, qual=v.qual)
+        return None
+
+    return move(value)
+
+
+def _slot(slot: Slot, span) -> Slot:
+    def part(p):
+        if isinstance(p, Slot):
+            return _slot(p, span)
+        if isinstance(p, Text):
+            return dataclasses.replace(p, span=span)
+        return p
+
+    return dataclasses.replace(slot, span=span, fix=None, children=[part(c) for c in slot.children],
+                               else_children=[part(c) for c in slot.else_children])
