@@ -200,10 +200,19 @@ def fix(paths, providers, config_path, show_diff, unsafe_fixes, select, ignore):
             else:
                 click.echo(f"{f.display}: fixed {len(f.fixed)} ({', '.join(sorted({x.rule for x in f.fixed}))})")
                 changed += 1
+        for finding in result.unfixable(unsafe_fixes):
+            click.echo(f"{finding.path}:{finding.line_col[0]}:{finding.line_col[1]}: {finding.rule} left as is: "
+                       f"{result.why_not(finding, unsafe_fixes)}", err=True)
         fixed += result.fixed
-        remaining += len(result.check.findings) - result.fixed
-    verb = "Would fix" if show_diff else "Fixed"
-    click.echo(f"{verb} {fixed} findings in {changed} files; {remaining} remaining.")
+        if result.remaining is not None:
+            remaining += result.remaining
+        else:
+            unfixed = len(result.check.findings) - result.fixed
+            remaining += unfixed
+    if show_diff:  # nothing written, nothing re-checked: what is left after is not known yet
+        click.echo(f"Would fix {fixed} findings in {changed} files; {remaining} would not be fixed.")
+    else:
+        click.echo(f"Fixed {fixed} findings in {changed} files; {remaining} remaining.")
     if missing or errors:
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if (show_diff and changed) or remaining else EXIT_CLEAN)

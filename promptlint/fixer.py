@@ -42,10 +42,24 @@ class FileFix:
 class FixResult:
     check: CheckResult
     files: list[FileFix] = field(default_factory=list)
+    # findings left once the fixes are written, from a fresh check (a fix can
+    # reveal a finding of another rule); None when nothing was written (--diff)
+    remaining: int | None = None
 
     @property
     def fixed(self) -> int:
         return sum(len(f.fixed) for f in self.files if f.skipped is None)
+
+    def unfixable(self, unsafe: bool) -> list[Finding]:
+        """Findings with a fix in words but none this run applies (no edit that
+        is mechanical and safe): each is said, with why, instead of silence."""
+        return [f for f in self.check.findings if f.fix and (not f.edits or f.unsafe and not unsafe)]
+
+    @staticmethod
+    def why_not(finding: Finding, unsafe: bool) -> str:
+        if finding.edits and finding.unsafe and not unsafe:
+            return f"its fix may change what the prompt says (--unsafe-fixes applies it): {finding.fix}"
+        return f"no automatic fix; {finding.fix}"
 
 
 def _apply(text: str, findings: list[Finding]) -> tuple[str, list[Finding]]:
@@ -110,4 +124,8 @@ def run_fix(paths: list[Path], config, models, *, unsafe: bool = False, write: b
         if fix.skipped is None and write:
             atomic_write_bytes(path, (b"\xef\xbb\xbf" if bom else b"") + after.encode("utf-8"))
         result.files.append(fix)
+    if write:
+        written = any(f.skipped is None for f in result.files)
+        after = run_check(paths, config, models, select=select, ignore=ignore) if written else check
+        result.remaining = len(after.findings)
     return result

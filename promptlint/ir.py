@@ -170,7 +170,8 @@ class Slot:
     # as long as the code builds it the same way, so no evidence it changes
     insertion_order: bool = False
     # What a fixer needs, when the source says exactly how to make the value
-    # stable: {"kind": "json_sort_keys" | "sorted_iteration", "span": (start, end)}
+    # stable: {"kind": "json_sort_keys" | "sorted_iteration", "span": (start, end)}, or
+    # {"kind": "manual", "advice": "..."} when only a person can make the fix
     # with the character offsets of the expression to rewrite (the Python reader sets it).
     fix: dict | None = None
 

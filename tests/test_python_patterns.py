@@ -36,6 +36,12 @@ EXPECTED = {
     # `module.NAME`): their text counts as the stable text after the per-user tier, reported at the use
     "helpdesk/chat/system.py": [("PL001", 9, 15, "warning")],
     "helpdesk/prompts/sections.py": [],
+    # a tool offered only while the page can scroll: the list changes with the viewport
+    "browser/surfer.py": [("PL001", 22, 9, "error")],
+    # a tool list grown under a setting, or a literal list: deterministic; a plugin folder's listing
+    # and tools gathered as the servers answer: their order changes between requests
+    "agents/toolbox.py": [("PL002", 41, 26, "error"), ("PL002", 49, 17, "error")],
+    "agents/settings.py": [],
 }
 
 
@@ -151,3 +157,31 @@ def test_the_per_file_time_budget_keeps_what_was_read_and_says_where_it_stopped(
     assert "agent.py:" in result.stderr and "the Python reader stopped here after 0 s, its per-file budget: " \
         "0 prompts were read, the rest of the file was not analysed" in result.stderr
     assert "1 file only partly analysed" in result.stdout
+
+
+# ------------------------------------------------------------------ fix on the new shapes
+
+def test_fix_sorts_a_listing_in_a_tool_list_keeps_the_mode_and_is_idempotent(tmp_path):
+    import shutil
+    import stat
+
+    for rel in ("agents/toolbox.py", "agents/settings.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(DATA / rel, tmp_path / rel)
+    path = tmp_path / "agents" / "toolbox.py"
+    path.chmod(0o750)
+    before = path.read_text()
+    result = invoke(tmp_path, "fix", "agents/toolbox.py")
+    assert result.stdout.splitlines()[0] == "agents/toolbox.py: fixed 1 (PL002)"
+    after = path.read_text()
+    assert after == before.replace('for name in os.listdir("plugins")]', 'for name in sorted(os.listdir("plugins"))]')
+    assert stat.S_IMODE(path.stat().st_mode) == 0o750
+    assert sorted(p.name for p in path.parent.iterdir()) == ["settings.py", "toolbox.py"]  # no temporary file
+    # tools gathered as the servers answer have no mechanical fix: said, with the reason, and untouched
+    assert ("agents/toolbox.py:49:17: PL002 left as is: no automatic fix; collect the results in the order the "
+            "tasks were made (asyncio.gather(...) keeps it), or sort them") in result.stderr
+    # the sorted listing still changes when plugins are added: an info finding, counted as remaining
+    assert result.stdout.splitlines()[-1] == "Fixed 1 findings in 1 files; 2 remaining."
+    again = invoke(tmp_path, "fix", "agents/toolbox.py")
+    assert again.stdout.splitlines()[-1] == "Fixed 0 findings in 0 files; 2 remaining."
+    assert path.read_text() == after

@@ -113,6 +113,8 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           # what this run produced or is looking at: code, errors, logs, the editor's selection
           r"(source_)?code", r"(error|errors|exception|traceback|stack_?trace|logs?|stderr|stdout)(_.+)?",
           r"selection", r"(selected|highlighted)_.+", r"clipboard", r"screenshots?",
+          # the page a browsing agent is looking at
+          r"viewport(_.+)?", r"(ax|accessibility)_?tree(_.+)?", r"dom(_tree|_state|_snapshot)?",
           # a name that says it is the value now
           r"current_.+",
           r"(remaining|left|used)_.*", r".*_(remaining|left|count|counter|budget)", r"(current_)?(turn|step)(_.*)?",
@@ -121,7 +123,8 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           r"member_(name|id|email|profile)", r"(user|customer|client|account|tenant|player|patient|student|employee|caller|author|recipient|"
           r"sender|contact|candidate|applicant|guest|buyer|learner|reader)(_.*)?",
           r".*_(user|customer|account|tenant)", r"(first|last|full|display|preferred)_?name", r"username", r"email",
-          r"phone", r"address", r"timezone", r"tz", r"tier", r"subscription.*", r"preferences?", r"profile",
+          r"phone", r"address", r"timezone", r"tz", r"(user_|current_)?location(_data|_name|_info)?", r"city",
+          r"country", r"tier", r"subscription.*", r"preferences?", r"profile",
           r"persona_user"),
     _rule(V.DEPLOY, "a per-release value",
           r".*version.*", r"build.*", r"release.*", r"env(ironment)?", r"deployment", r"git_.*", r"commit.*",

@@ -238,7 +238,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         usd, model = monthly_cost(ctx, tokens, scope)
         advice = describe(slot) or _sort_advice(slot, kind)
         edits, unsafe = source_edits(slot), False
-        if not edits:
+        if not edits and (slot.fix or {}).get("kind") != "manual":
             edits, unsafe = sort_edit(slot, kind)
         effect = ("each new order misses the cache" if kind == "order" else
                   "a change of order would miss the cache")

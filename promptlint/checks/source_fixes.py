@@ -10,8 +10,8 @@ from promptlint.ir import Slot, Span
 
 
 def source_edits(slot: Slot) -> tuple[Edit, ...]:
-    if not slot.fix or slot.span is None:
-        return ()
+    if not slot.fix or slot.span is None or "span" not in slot.fix:
+        return ()  # {"kind": "manual", "advice": ...}: a fix only a person can make
     start, end = slot.fix["span"]
     file = slot.span.file
     expr = file.text[start:end]
@@ -35,4 +35,6 @@ def describe(slot: Slot) -> str | None:
         return "pass sort_keys=True to json.dumps"
     if kind == "sorted_iteration":
         return "wrap the iterable in sorted(...)"
+    if kind == "manual":
+        return slot.fix.get("advice")
     return None

@@ -58,11 +58,11 @@ from promptlint.sources.python.exprs import MAX_DEPTH, Expressions
 from promptlint.sources.python.ir import ToIR
 from promptlint.sources.python.loops import MAX_UNROLL, Loops
 from promptlint.sources.python.scope import (
-    _BUILTINS, INF, Binding, Frame, Index, Scope, _at_import, _names_in, call_name, strip_self,
+    _BUILTINS, INF, Binding, Frame, Index, Mutation, Scope, _at_import, _names_in, call_name, strip_self,
 )
 from promptlint.sources.python.strings import decode_simple, split_prefix
 from promptlint.sources.python.values import (
-    ClassV, ConstV, DictV, FuncV, ListV, LoopV, Opaque, SetV, Spread, StrV, named_by, relabel, short, strongest,
+    ClassV, ConstV, DictV, FuncV, ListV, LoopV, MsgV, Opaque, SetV, Spread, StrV, named_by, relabel, short, strongest,
 )
 
 V = Volatility
@@ -420,11 +420,14 @@ class Flow(Loops, Expressions, ToIR):
             if m.method == "append" and len(args) == 1:
                 added = self.in_loop(args[0], m.loop, frame, as_list=True) if m.loop is not None else \
                     [self.eval(args[0], frame)]
-                items += added
+                items += [self.member_if(m, item, frame) for item in added]
             elif m.method == "extend" and len(args) == 1:
-                extra = self.eval(args[0], frame)
-                items += extra.items if isinstance(extra, ListV) else \
-                    [extra] if isinstance(extra, LoopV) else [Spread(extra, args[0])]
+                # in a loop: once per iteration (a region of items in the loop's order)
+                extras = self.in_loop(args[0], m.loop, frame, as_list=True) if m.loop is not None else \
+                    [self.eval(args[0], frame)]
+                for extra in extras:
+                    items += extra.items if isinstance(extra, ListV) else \
+                        [extra] if isinstance(extra, LoopV) else [Spread(extra, args[0])]
             elif m.method == "insert" and len(args) == 2:
                 where = self.eval(args[0], frame)
                 if isinstance(where, ConstV) and where.value == 0:
@@ -432,5 +435,29 @@ class Flow(Loops, Expressions, ToIR):
                 else:
                     items.append(self.eval(args[1], frame))
         return ListV(items, value.node)
+
+    def member_if(self, m: Mutation, item, frame: Frame):
+        """An item a list gets only when the `if` around the call is taken: when
+        that condition has evidence that it changes (a tool offered only while
+        the page can scroll), the list's membership changes with it. Text and
+        messages keep their content (a section added on a condition is read as
+        text); other items (tools, tool schemas) become a value as volatile as
+        the condition, at the call."""
+        if not m.arms or isinstance(item, (StrV, MsgV, LoopV)) or (isinstance(item, DictV) and
+                                                                 item.get("role") is not None):
+            return item
+        tests = []
+        for chain_id, k in m.arms:
+            chain = self.index.branches.get(chain_id)
+            if chain is not None:
+                tests += chain.tests[:k + 1]
+        found = [(t, self.verdict(self.eval(t, frame))) for t in tests]
+        test, verdict = max(found, key=lambda f: f[1].volatility, default=(None, None))
+        if verdict is None or verdict.volatility < V.USER:
+            return item
+        return Opaque(self.src(m.call), Verdict(verdict.volatility, f"added only when {short(self.src(test))}: "
+                                                                    f"{verdict.reason}"), m.call,
+                      names=self.names_of(item))
+
 
 __all__ = ["Flow", "Frame", "split_prefix", "call_name", "strip_self", "MAX_DEPTH", "MAX_UNROLL", "DictV"]

@@ -53,6 +53,7 @@ class Branches:
     end: int
     arms: list[tuple[int, int]]
     has_else: bool
+    tests: list = field(default_factory=list)  # the condition of each `if`/`elif` arm (not the else)
 
 
 @dataclass(eq=False)
@@ -62,6 +63,7 @@ class Mutation:
     call: cst.Call
     start: int
     loop: cst.For | None
+    arms: tuple[tuple[int, int], ...] = ()  # the `if` arms around the call, as Binding.arms
 
 
 @dataclass(eq=False)
@@ -219,9 +221,10 @@ class Index:
     def _if_chain(self, stmt: cst.If, scope: Scope, loop, cls: ClassInfo | None) -> None:
         """`if`/`elif`/`else` as one chain of arms, so the flow can see that a
         name bound in one arm may hold the value of another (Branches)."""
-        arms, node = [], stmt
+        arms, tests, node = [], [], stmt
         while True:
             arms.append(node.body)
+            tests.append(node.test)
             orelse = node.orelse
             if isinstance(orelse, cst.If):
                 node = orelse
@@ -230,7 +233,7 @@ class Index:
                 arms.append(orelse.body)
             break
         start, end = self.span(stmt)
-        self.branches[id(stmt)] = Branches(start, end, [self.span(a) for a in arms], orelse is not None)
+        self.branches[id(stmt)] = Branches(start, end, [self.span(a) for a in arms], orelse is not None, tests)
         for k, arm in enumerate(arms):
             self._arms.append((id(stmt), k))
             try:
@@ -281,7 +284,8 @@ class Index:
             if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                     and func.attr.value in ("append", "extend", "insert")):
                 name = func.value.value
-                scope.mutations.setdefault(name, []).append(Mutation(name, func.attr.value, call, start, loop))
+                scope.mutations.setdefault(name, []).append(Mutation(name, func.attr.value, call, start, loop,
+                                                                     tuple(self._arms)))
 
     def _imports(self, small, scope: Scope, start: int, end: int) -> None:
         names = small.names

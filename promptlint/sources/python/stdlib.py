@@ -60,6 +60,8 @@ PURE_MODULES = ("os.path.", "posixpath.", "ntpath.", "textwrap.", "html.", "re."
                 "shlex.", "string.capwords", "base64.", "unicodedata.", "json.loads", "operator.")
 LISTINGS = {"os.listdir", "os.scandir", "os.walk", "glob.glob", "glob.iglob"}
 PATH_LISTINGS = {"glob", "rglob", "iterdir"}
+COMPLETION_ORDER = {"asyncio.as_completed", "asyncio.wait", "concurrent.futures.as_completed",
+                    "concurrent.futures.wait"}
 LC_MESSAGES = {"SystemMessage": "system", "HumanMessage": "user", "AIMessage": "assistant",
                "ToolMessage": "tool", "FunctionMessage": "tool", "ChatMessage": None}
 LC_TEMPLATES = {"SystemMessagePromptTemplate": "system", "HumanMessagePromptTemplate": "user",
@@ -125,6 +127,14 @@ def call(flow, qual: str, node: cst.Call, frame):
         return environment(flow, node)
     if qual in LISTINGS:
         return _listing(flow, node, f"{qual}()")
+    if qual in COMPLETION_ORDER:
+        # results as the tasks finish (as_completed), or sets of tasks (wait): the
+        # order changes from run to run; gather() keeps the order it was given.
+        # No mechanical fix: futures do not sort (gather(), or sorting the results, does)
+        advice = "collect the results in the order the tasks were made (asyncio.gather(...) keeps it), or sort them"
+        return Opaque(flow.src(node), Verdict(V.UNKNOWN, f"results of {qual}()"), node,
+                      order=f"{qual}() yields results in the order the tasks finish",
+                      fix={"kind": "manual", "advice": advice})
     if qual == "json.dumps" and positional:
         return json_dumps(flow, node, frame, positional[0], keywords)
     if qual in ("textwrap.dedent", "inspect.cleandoc") and positional:
