@@ -42,6 +42,11 @@ EXPECTED = {
     # and tools gathered as the servers answer: their order changes between requests
     "agents/toolbox.py": [("PL002", 41, 26, "error"), ("PL002", 49, 17, "error")],
     "agents/settings.py": [],
+    # template files the code loads (Path(__file__).parent / ..., os.path.join + open, a Jinja
+    # environment's get_template): the fields get the volatility of what the call passes
+    "release/agent.py": [("PL005", 14, 14, "warning"), ("PL005", 20, 14, "warning"), ("PL005", 27, 20, "warning")],
+    "release/prompts/system.md": [],
+    "release/prompts/agent.j2": [],
 }
 
 
@@ -97,6 +102,33 @@ def test_imported_text_is_part_of_the_prompt_at_the_place_it_is_used():
     assert text.count("End every answer by asking whether the customer needs anything else") == 2
     escalation = next(p for p in parts if isinstance(p, Text) and "# Escalation" in p.text)
     assert escalation.span.file.path.name == "system.py" and escalation.span.line_col == (10, 15)
+
+
+def test_a_loaded_template_file_is_read_and_said_so():
+    config = from_table({}, None, DATA)
+    audit = run_audit([DATA / "release" / "agent.py"], config, select_models(config), display_root=DATA)
+    assert "release/agent.py:20:14: reads release/prompts/agent.j2: its text is the value here" in audit.notes
+    on_call = next(p for p in audit.prompts if p.template.name == "agent:on_call")
+    (slot,) = [s for s in on_call.template.slots() if s.label == "{{ context }}"]
+    assert slot.volatility.label == "request" and slot.span.line_col == (20, 14)
+    assert "calls now()" in slot.reason
+
+
+def test_a_file_outside_the_project_is_not_read(tmp_path):
+    outside = tmp_path / "secret.txt"
+    outside.write_text("not a prompt")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "app.py").write_text(
+        "from openai import OpenAI\n\nclient = OpenAI()\n\n\ndef ask(q):\n"
+        f"    system = open({str(outside)!r}).read()\n"
+        "    return client.chat.completions.create(model='gpt-4.1', messages=[\n"
+        "        {'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n")
+    config = from_table({}, None, project)
+    audit = run_audit([project / "app.py"], config, select_models(config))
+    assert not any("secret.txt" in n for n in audit.notes)
+    assert "not a prompt" not in "".join(p.text for pr in audit.prompts for _, p, _ in pr.template.iter_parts()
+                                         if hasattr(p, "text") and isinstance(p.text, str))
 
 
 def test_an_import_cycle_is_not_followed_and_says_so(tmp_path):

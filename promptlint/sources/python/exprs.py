@@ -13,6 +13,7 @@ import libcst as cst
 
 from promptlint.analysis.volatility import DEFAULT, Verdict, no_evidence
 from promptlint.ir import Slot, SlotKind
+from promptlint.sources.python import files
 from promptlint.sources.python.scope import INF, Binding, Frame, Scope, _dotted_name, returns
 from promptlint.sources.python.strings import Lit, decode_body
 from promptlint.sources.python.values import (
@@ -133,6 +134,9 @@ class Expressions:
         op = self.opaque(node, frame, strongest([self.verdict(left), self.verdict(right)]))
         op.path = isinstance(node.operator, cst.Divide) and any(isinstance(v, Opaque) and v.path
                                                                  for v in (left, right))
+        if op.path and isinstance(left, Opaque):  # Path(__file__).parent / "prompts" / "system.md"
+            op.where = files.joined(left.where, literal_text(right) if isinstance(right, StrV) else
+                                    getattr(right, "where", None))
         return op
 
     def add(self, left, right, node):

@@ -261,7 +261,8 @@ class Flow(Loops, Expressions, ToIR):
             f = f.parent
         if name in ("__file__", "__name__", "__package__", "__spec__"):
             return Opaque(name, Verdict(V.STATIC, f"{name}: fixed for the module"), node, names=(name,),
-                          kind="name", path=name == "__file__")
+                          kind="name", path=name == "__file__",
+                          where=str(self.file.path) if name == "__file__" else None)
         verdict = self.ctx.variables.resolve(name)
         return Opaque(name, verdict, node, names=(name,), kind="name", qual=name if name in _BUILTINS else None)
 

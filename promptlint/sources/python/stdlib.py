@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import os
 import re
 from dataclasses import replace
 
@@ -25,6 +26,7 @@ import libcst as cst
 
 from promptlint.analysis.volatility import DEFAULT, Verdict, classify_call, no_evidence, strftime_precision
 from promptlint.ir import Volatility
+from promptlint.sources.python import files
 from promptlint.sources.python import strings as strs
 from promptlint.sources.python.strings import Lit
 from promptlint.sources.python.values import (
@@ -60,6 +62,8 @@ PURE_MODULES = ("os.path.", "posixpath.", "ntpath.", "textwrap.", "html.", "re."
                 "shlex.", "string.capwords", "base64.", "unicodedata.", "json.loads", "operator.")
 LISTINGS = {"os.listdir", "os.scandir", "os.walk", "glob.glob", "glob.iglob"}
 PATH_LISTINGS = {"glob", "rglob", "iterdir"}
+_PATH_FUNCTIONS = {"os.path.join": None, "os.path.dirname": os.path.dirname, "os.path.abspath": os.path.abspath,
+                   "os.path.realpath": os.path.abspath, "os.path.normpath": os.path.normpath}
 COMPLETION_ORDER = {"asyncio.as_completed", "asyncio.wait", "concurrent.futures.as_completed",
                     "concurrent.futures.wait"}
 LC_MESSAGES = {"SystemMessage": "system", "HumanMessage": "user", "AIMessage": "assistant",
@@ -146,9 +150,28 @@ def call(flow, qual: str, node: cst.Call, frame):
     if qual == "string.Template" and positional:
         value = flow.eval(positional[0], frame)
         return TemplV(value, node) if isinstance(value, StrV) else _derived(flow, value, node)
-    if qual in ("pathlib.Path", "pathlib.PurePath", "open", "io.open"):
-        inner = [flow.verdict(flow.eval(a, frame)) for a in positional[:1]]
-        return Opaque(flow.src(node), strongest(inner), node, path=True, names=_arg_names(flow, positional, frame))
+    if qual in ("pathlib.Path", "pathlib.PurePath", "open", "io.open", "jinja2.FileSystemLoader"):
+        values = [flow.eval(a, frame) for a in positional[:1]]
+        where = _where(values[0]) if values else None
+        if qual == "open" and len(positional) > 1 and "b" in (literal_text(flow.eval(positional[1], frame)) or ""):
+            where = None  # a binary file is not text
+        return Opaque(flow.src(node), strongest(flow.verdict(v) for v in values), node, path=True,
+                      names=_arg_names(flow, positional, frame), where=where)
+    if qual in _PATH_FUNCTIONS:  # os.path.join(os.path.dirname(__file__), "prompts", "x.md")
+        values = [flow.eval(a, frame) for a in positional]
+        wheres = [_where(v) for v in values]
+        where = None
+        if wheres and all(w is not None for w in wheres):
+            where = os.path.join(*wheres) if qual.endswith(".join") else _PATH_FUNCTIONS[qual](wheres[0])
+        return Opaque(flow.src(node), strongest(flow.verdict(v) for v in values), node, path=True,
+                      names=tuple(n for v in values for n in flow.names_of(v))[:4], where=where)
+    if qual == "jinja2.Template" and positional:
+        value = flow.eval(positional[0], frame)
+        return TemplV(value, node, style="jinja") if isinstance(value, StrV) else _derived(flow, value, node)
+    if qual == "jinja2.Environment":
+        loader = keywords.get("loader")
+        where = _where(flow.eval(loader, frame)) if loader is not None else None
+        return Opaque(flow.src(node), Verdict(V.STATIC, "a Jinja environment"), node, where=where)
     if qual.startswith(PURE_MODULES):  # a function of its arguments only
         values = [flow.eval(a, frame) for a in positional] + [flow.eval(v, frame) for v in keywords.values()]
         return Opaque(flow.src(node), strongest(flow.verdict(v) for v in values), node,
@@ -224,7 +247,8 @@ def value_attribute(flow, base: Opaque, attr: str, node, frame):
                            verdict=Verdict(V.DAY, f"the {attr} of {short(base.label)}: changes at most once a day"))
         return replace(base, label=flow.src(node), node=node, span=None, clock=None)
     if base.path and attr in ("parent", "parents", "name", "stem", "suffix"):
-        return replace(base, label=flow.src(node), node=node, span=None)
+        return replace(base, label=flow.src(node), node=node, span=None, path=attr == "parent",
+                       where=files.parent(base.where) if attr == "parent" else None)
     from promptlint.sources.python.scope import _dotted_name, strip_self
 
     dotted = _dotted_name(node)
@@ -240,7 +264,13 @@ def method(flow, base, attr: str, node: cst.Call, frame):
     positional, keywords = _args(node)
     if isinstance(base, StrV):
         return str_method(flow, base, attr, node, frame, positional, keywords)
-    if isinstance(base, TemplV) and attr in ("substitute", "safe_substitute"):
+    if isinstance(base, TemplV) and base.style == "jinja" and attr == "render":
+        args = [flow.eval(a, frame) for a in positional]
+        kwargs = {k: flow.eval(v, frame) for k, v in keywords.items()}
+        if args and isinstance(args[0], DictV):
+            kwargs = {**_dict_kwargs(args[0]), **kwargs}
+        return StrV(render_fields(flow, base.text, strs.scan_jinja_fields, [], kwargs), node)
+    if isinstance(base, TemplV) and base.style != "jinja" and attr in ("substitute", "safe_substitute"):
         args = [flow.eval(a, frame) for a in positional]
         kwargs = {k: flow.eval(v, frame) for k, v in keywords.items()}
         if args and isinstance(args[0], DictV):
@@ -291,7 +321,26 @@ def opaque_method(flow, base: Opaque, attr: str, node, frame, positional):
         return _listing(flow, node, f".{attr}()")
     if base.path and attr in ("parent", "with_name", "with_suffix", "joinpath", "resolve", "absolute",
                               "expanduser"):
-        return replace(base, label=flow.src(node), node=node, span=None)
+        where = base.where if attr in ("resolve", "absolute") else None
+        if attr == "joinpath":
+            where = files.joined(base.where, *(_where(flow.eval(a, frame)) for a in positional))
+        elif attr == "parent":
+            where = files.parent(base.where)
+        return replace(base, label=flow.src(node), node=node, span=None, where=where)
+    if attr in ("read_text", "read") and base.path and base.where is not None:
+        found = files.resolve(flow, base.where)
+        text = files.load(flow, found, node) if found is not None else None
+        if text is not None:
+            return text
+    if attr == "from_string" and positional:  # a Jinja environment (jinja2, Flask's app.jinja_env, ...)
+        value = flow.eval(positional[0], frame)
+        return TemplV(value, node, style="jinja") if isinstance(value, StrV) else None
+    if attr == "get_template" and positional:
+        name = literal_text(flow.eval(positional[0], frame))
+        found = files.find_template(flow, name, base.where) if name else None
+        text = files.load(flow, found, node) if found is not None else None
+        if text is not None:
+            return TemplV(text, node, style="jinja")
     if attr in ("read_text", "read", "read_bytes") and (base.path or attr == "read_text"):
         if base.verdict.volatility > V.STATIC:
             return Opaque(flow.src(node), Verdict(base.verdict.volatility, f"read from {short(base.label)}: "
@@ -302,6 +351,13 @@ def opaque_method(flow, base: Opaque, attr: str, node, frame, positional):
     if attr in ("items", "keys", "values", "copy") and base.order:
         return replace(base, label=flow.src(node), node=node, span=None)
     return None
+
+
+def _where(value) -> str | None:
+    """The path a value names: a literal string, or a path value that knows its own."""
+    if isinstance(value, StrV):
+        return literal_text(value)
+    return value.where if isinstance(value, Opaque) else None
 
 
 def _arg_names(flow, positional, frame) -> tuple[str, ...]:

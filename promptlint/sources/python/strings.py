@@ -368,6 +368,25 @@ def scan_percent(text: str) -> list[tuple] | None:
 _DOLLAR = re.compile(r"\$(?:(?P<escaped>\$)|(?P<named>[_a-zA-Z][_a-zA-Z0-9]*)|\{(?P<braced>[_a-zA-Z][_a-zA-Z0-9]*)\})")
 
 
+_JINJA_FIELD = re.compile(r"\{\{-?\s*(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*(?:\|[^{}]*)?-?\}\}")
+
+
+def scan_jinja_fields(text: str) -> list[tuple]:
+    """The `{{ name }}` / `{{ a.b | filter }}` fields of a Jinja template a
+    `.render(...)` call fills (filters kept out: they keep the value's
+    volatility); tags, comments and other expressions stay text."""
+    items: list[tuple] = []
+    i = 0
+    for m in _JINJA_FIELD.finditer(text):
+        if m.start() > i:
+            items.append(("text", i, m.start(), text[i:m.start()]))
+        items.append(("field", m.start(), m.end(), m.group("name"), None, None))
+        i = m.end()
+    if i < len(text):
+        items.append(("text", i, len(text), text[i:]))
+    return items
+
+
 def scan_dollar(text: str) -> list[tuple]:
     """string.Template: `$name`, `${name}`, `$$`."""
     items: list[tuple] = []

@@ -96,6 +96,7 @@ class Opaque:
     qual: str | None = None  # a module or imported object's qualified name
     span: tuple[int, int] | None = None  # where it sits, when not at `node` (a format placeholder)
     path: bool = False  # a pathlib.Path
+    where: str | None = None  # the filesystem path it names, when the code writes it out (files)
 
     def effective(self) -> Verdict:
         if self.order and self.verdict.volatility < V.NONDETERMINISTIC:
@@ -152,6 +153,7 @@ class ClassV:
 class TemplV:
     text: StrV
     node: cst.CSTNode | None = None
+    style: str = "dollar"  # string.Template; "jinja" for a jinja2 Template / env.get_template
 
 
 def literal_text(value) -> str | None:

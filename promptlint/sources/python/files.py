@@ -1,0 +1,92 @@
+"""Template files the code loads: `Path(__file__).parent / "prompts" /
+"system.md"`, `open(os.path.join(HERE, "x.txt")).read()`,
+`env.get_template("agent.j2")`. Where the path is written out (literals,
+`__file__`, `.parent`, `/`, `joinpath`, `os.path.join`/`dirname`), the
+file is read (never executed) and its text becomes the value, so that a
+`.format(now=...)` or `.render(now=...)` on it gives its fields the
+volatility of the values the call passes. The text is placed at the call
+that reads it, as imported values are (project).
+
+Limits: only files inside the project root or beside the reading module,
+text files under the reader's size limit; a path computed at run time
+(an argument, a setting) stays a file of unknown content, fixed per release.
+A template named by `get_template` is looked for in the loader's folder
+when the code names it, else beside the module and in the `templates/` and
+`prompts/` folders of it and its parents.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from promptlint.ir import SourceError
+from promptlint.sources.base import read_source
+from promptlint.sources.python.strings import Lit
+from promptlint.sources.python.values import StrV
+
+_TEMPLATE_FOLDERS = ("", "templates", "prompts", "prompt_templates", "templates/prompts")
+MAX_PARENTS = 6
+
+
+def joined(base: str | None, *parts: str | None) -> str | None:
+    """A path built from known pieces, None when one is not known."""
+    if base is None or any(p is None for p in parts):
+        return None
+    return os.path.join(base, *parts)
+
+
+def parent(where: str | None) -> str | None:
+    return None if where is None else os.path.dirname(where)
+
+
+def _inside(path: Path, flow) -> bool:
+    """Within the project root, or under the folder of the module reading it."""
+    resolved = path.resolve()
+    for base in (flow.ctx.root, flow.file.path.parent):
+        try:
+            resolved.relative_to(Path(base).resolve())
+            return True
+        except ValueError:
+            continue
+    return False
+
+
+def resolve(flow, where: str) -> Path | None:
+    """The file a path names: absolute, else relative to the module's folder
+    or the project root (the working directory the app is usually run from)."""
+    path = Path(where)
+    candidates = [path] if path.is_absolute() else [flow.file.path.parent / path, Path(flow.ctx.root) / path]
+    for candidate in candidates:
+        if candidate.is_file() and _inside(candidate, flow):
+            return candidate
+    return None
+
+
+def load(flow, path: Path, node) -> StrV | None:
+    """The file's text as a value placed at `node`; None (with a note) when it
+    cannot be read as text."""
+    try:
+        file = read_source(path, flow.ctx)
+    except SourceError as exc:
+        flow.ctx.note(flow.file, flow.file_span(*flow.span(node)), f"{exc.path}: not read ({exc.message})")
+        return None
+    start, end = flow.span(node)
+    flow.ctx.note(flow.file, flow.file_span(start, end), f"reads {file.display_path}: its text is the value here")
+    return StrV([Lit.synthetic(file.text, start, end)], node)
+
+
+def find_template(flow, name: str, folder: str | None) -> Path | None:
+    """`env.get_template(name)`: in the loader's folder when known, else beside
+    the module and in the template folders of it and its parents."""
+    if folder is not None:
+        return resolve(flow, os.path.join(folder, name))
+    here = flow.file.path.parent
+    for base in [here, *list(here.parents)[:MAX_PARENTS]]:
+        for sub in _TEMPLATE_FOLDERS:
+            candidate = base / sub / name
+            if candidate.is_file() and _inside(candidate, flow):
+                return candidate
+        if base.resolve() == Path(flow.ctx.root).resolve():
+            break
+    return None
