@@ -2,6 +2,7 @@
 """`promptlint check` over a large Python tree beside a plain libcst parse of the same files.
 
     python bench/bench_python_tree.py [--package NAME] [--files N | --copies K] [--repeat R] [--json]
+    python bench/bench_python_tree.py --mirror DIR --repo OWNER/NAME [--repo ...] [--repeat R] [--json]
 
 Builds a tree in a temp dir: K copies of fixtures/corpus/python/ (the
 labelled Python corpus: 32 modules, about 35 prompts) together with the .py
@@ -29,6 +30,16 @@ values, the prompts' analysis (tokenization per scope and per model) and
 the rules. Files/s and MB/s are given for both; compare MB/s (or the ratio)
 across packages, since file sizes differ (markdown_it averages 3.6 KB a
 file, rich 12 KB, click 26 KB).
+
+With --mirror, each --repo is a real repository instead (its newest commit
+in the mirror, DIR/owner+name as the search tool's fetch writes it, written
+out from git objects): promptlint checks every .py file of it, named on the
+command line (the whole Python reader on each, cross-module values read in
+the tree), under the default config, beside libcst.parse_module of the same
+files, interleaved. It reports the input errors, and for each whether
+CPython's own parser (`ast.parse`) accepts the file: valid Python must never
+be an input error (exit 2), so any such file is listed as a failure, as is a
+crash (an exception out of the check).
 
 Default size and repeats finish in about two to three minutes on a
 two-core machine; `--package rich` or `--package click` is slower per file.
@@ -98,7 +109,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--copies", type=int, help="copies of corpus + package (overrides --files)")
     ap.add_argument("--repeat", type=int, default=3, help="timed runs of each side (median reported)")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ap.add_argument("--mirror", type=Path, help="folder of fetched repositories (owner+name/...)")
+    ap.add_argument("--repo", action="append", default=[], metavar="OWNER/NAME",
+                    help="with --mirror: a repository to check whole (repeatable)")
     args = ap.parse_args(argv)
+    if args.mirror is not None or args.repo:
+        if args.mirror is None or not args.repo:
+            ap.error("--mirror and --repo go together")
+        return _run_repos(args)
     if args.repeat < 1 or args.files < 1 or (args.copies is not None and args.copies < 1):
         ap.error("--repeat, --files and --copies must be >= 1")
     if not PY_CORPUS.is_dir():
@@ -217,6 +235,101 @@ def _run(args, package: Path, tmp: Path) -> int:
     else:
         _print_text(figures)
     return 0
+
+
+def _run_repos(args) -> int:
+    """Whole real repositories from the mirror: see the module docstring."""
+    import ast
+    import subprocess
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import libcst
+    from realworld_eval import CaseError, git_dir, write_tree
+
+    from promptlint.audit import select_models
+    from promptlint.config import from_table
+    from promptlint.lint import run_check
+
+    out, status = [], 0
+    for repo in args.repo:
+        tmp = Path(tempfile.mkdtemp(prefix="promptlint-pyrepo-"))
+        try:
+            try:
+                gdir = git_dir(args.mirror, repo)
+            except CaseError as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                status = 2
+                continue
+            commit = subprocess.run(["git", f"--git-dir={gdir}", "rev-parse", "HEAD"], capture_output=True,
+                                    text=True, check=True).stdout.strip()
+            tree = tmp / "tree"
+            write_tree(gdir, commit, tree)
+            files = py_files(tree)
+            config = from_table({}, None, tree)
+            models = select_models(config)
+            run_check(files[:2], config, models, select=["ALL"])  # untimed: lazy imports, tokenizer load
+            check_times, parse_times, result, crash = [], [], None, None
+            for _ in range(args.repeat):
+                gc.collect()
+                t0 = time.perf_counter()
+                try:
+                    result = run_check(files, config, models, select=["ALL"])
+                except Exception as exc:  # noqa: BLE001 - a crash is a result to report
+                    crash = f"{type(exc).__name__}: {exc}"
+                    break
+                check_times.append(time.perf_counter() - t0)
+                gc.collect()
+                t0 = time.perf_counter()
+                for path in files:
+                    try:
+                        libcst.parse_module(path.read_text(encoding="utf-8"))
+                    except Exception:  # noqa: BLE001 - the baseline parses what it can
+                        pass
+                parse_times.append(time.perf_counter() - t0)
+            errors = []
+            for err in (result.errors if result else []):
+                path = tree / err.path if not Path(err.path).is_absolute() else Path(err.path)
+                try:
+                    ast.parse(path.read_bytes())
+                    valid = True
+                except (SyntaxError, ValueError, OSError, RecursionError, MemoryError):
+                    valid = False
+                errors.append({"error": str(err).replace(str(tree) + "/", ""), "cpython_parses": valid})
+            bad = [e for e in errors if e["cpython_parses"]]
+            if crash or bad:
+                status = 1
+            check_s, parse_s = _median(check_times), _median(parse_times)
+            partial = [n for n in (result.notes if result else []) if type(n).__name__ == "Incomplete"]
+            out.append({
+                "repo": repo, "commit": commit, "files": len(files),
+                "bytes": sum(p.stat().st_size for p in files), "prompts": result.prompts if result else None,
+                "findings": len(result.findings) if result else None, "input_errors": errors,
+                "input_errors_on_valid_python": len(bad), "partly_analysed": [n.replace(str(tree) + "/", "")
+                                                                             for n in partial],
+                "crash": crash, "repeat": args.repeat, "check_s_median": check_s, "check_s_all": check_times,
+                "libcst_s_median": parse_s, "libcst_s_all": parse_times,
+                "ratio_check_over_libcst": check_s / parse_s if parse_times and parse_s else None,
+            })
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        print("promptlint check of every .py file of whole repositories, beside libcst.parse_module of the same "
+              f"files (medians of {args.repeat}, interleaved)")
+        for r in out:
+            print(f"  {r['repo']}@{r['commit'][:10]}: {r['files']:,} .py files ({r['bytes'] / 1e6:.1f} MB), "
+                  f"{r['prompts']} prompts, {r['findings']} findings, {len(r['input_errors'])} input errors "
+                  f"({r['input_errors_on_valid_python']} on files CPython parses), "
+                  f"{len(r['partly_analysed'])} partly analysed{', CRASH: ' + r['crash'] if r['crash'] else ''}")
+            if r["check_s_all"]:
+                print(f"      check {r['check_s_median']:.2f} s, libcst.parse_module {r['libcst_s_median']:.2f} s: "
+                      f"ratio {r['ratio_check_over_libcst']:.2f}x")
+            for e in r["input_errors"][:5]:
+                print(f"      input error: {e['error']} (CPython parses it: {e['cpython_parses']})")
+            for n in r["partly_analysed"][:5]:
+                print(f"      partly analysed: {n}")
+    return status
 
 
 def _print_text(f: dict) -> None:

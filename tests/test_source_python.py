@@ -767,3 +767,37 @@ def test_dedent_and_cleandoc_match_the_standard_library(text):
 
 def test_slot_fix_defaults_to_none():
     assert Slot("x", SlotKind.VARIABLE, V.STATIC, "r").fix is None
+
+
+TYPE_TESTS = '''\
+from openai import OpenAI
+
+client = OpenAI()
+RULES = "Answer in English, cite the page you read, and keep to three sentences at most."
+
+
+def as_text(content):
+    return content if isinstance(content, str) else str(content)
+
+
+def wrap(content):
+    items = content if isinstance(content, (list, tuple)) and not isinstance(content, str) else [content]
+    return "\\n".join(items)
+
+
+def ask(question):
+    system = as_text(RULES) + "\\n" + wrap(RULES)
+    return client.chat.completions.create(model="gpt-4.1", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": question}])
+'''
+
+
+def test_type_tests_on_known_values_choose_their_branch(tmp_path):
+    # isinstance() of a string the code wrote, with and/or/not around it, is decided:
+    # the text stays text instead of becoming a value of unknown content
+    t = one(load(tmp_path, TYPE_TESTS))
+    system = t.sections[0]
+    assert text_of(system.parts) == ("Answer in English, cite the page you read, and keep to three sentences at "
+                                     "most.\nAnswer in English, cite the page you read, and keep to three "
+                                     "sentences at most.")
+    assert not any(isinstance(p, Slot) for p in system.parts)

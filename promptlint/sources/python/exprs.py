@@ -104,6 +104,9 @@ class Expressions:
         return self.opaque(node, frame, self.verdict(base))
 
     def conditional(self, node: cst.IfExp, frame: Frame):
+        decided = self.truth(node.test, frame)  # `x if isinstance(x, str) else str(x)` on a known x
+        if decided is not None:
+            return self.eval(node.body if decided else node.orelse, frame)
         body, orelse = self.eval(node.body, frame), self.eval(node.orelse, frame)
         # `message if content else None`: when there is a value, it is that one
         if _is_none(orelse) and not _is_none(body):

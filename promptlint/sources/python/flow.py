@@ -213,11 +213,33 @@ class Flow(Loops, Expressions, ToIR):
             return self.subscript(node, frame)
         if isinstance(node, cst.IfExp):
             return self.conditional(node, frame)
+        if isinstance(node, (cst.BooleanOperation, cst.UnaryOperation)):
+            folded = self.truth(node, frame)
+            if folded is not None:
+                return ConstV(folded, node)
         if isinstance(node, cst.Await):
             return self.eval(node.expression, frame)
         if isinstance(node, cst.NamedExpr):
             return self.eval(node.value, frame)
         return self.opaque(node, frame)
+
+    def truth(self, node, frame: Frame) -> bool | None:
+        """The value of a condition when the code fixes it (`isinstance` of a
+        value we know, `and`/`or`/`not` of such), else None."""
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            inner = self.truth(node.expression, frame)
+            return None if inner is None else not inner
+        if isinstance(node, cst.BooleanOperation):
+            left = self.truth(node.left, frame)
+            is_and = isinstance(node.operator, cst.And)
+            if left is not None and left != is_and:
+                return left  # False and ..., True or ...
+            right = self.truth(node.right, frame)
+            return right if left is not None else (right if right is not None and right != is_and else None)
+        value = self.eval(node, frame)
+        if isinstance(value, ConstV) and isinstance(value.value, bool):
+            return value.value
+        return None
 
     def opaque(self, node, frame: Frame, verdict: Verdict | None = None) -> Opaque:
         """A value we do not follow: its volatility is the strongest of the

@@ -373,7 +373,8 @@ class Frame:
 _VERBS = re.compile(r"^(get|load|fetch|build|make|format|render|read|compute|create|generate|compose|"
                     r"retrieve|find|lookup|search|current|collect)_")
 _BUILTINS = frozenset({"sorted", "list", "tuple", "set", "frozenset", "str", "repr", "dict", "len", "format",
-                       "reversed", "open", "int", "float", "min", "max", "sum", "enumerate", "print", "input"})
+                       "reversed", "open", "int", "float", "min", "max", "sum", "enumerate", "print", "input",
+                       "isinstance"})
 
 
 def _names_in(node, targets: bool = False) -> list[cst.Name]:

@@ -30,7 +30,7 @@ from promptlint.sources.python import files
 from promptlint.sources.python import strings as strs
 from promptlint.sources.python.strings import Lit
 from promptlint.sources.python.values import (
-    NOT_LITERAL, DictV, FuncV, ListV, LoopV, MsgV, Opaque, SetV, Spread, StrV, TemplV,
+    NOT_LITERAL, ConstV, DictV, FuncV, ListV, LoopV, MsgV, Opaque, SetV, Spread, StrV, TemplV,
     literal_data, literal_text, relabel, short, strongest,
 )
 from promptlint.sources.python.text import (  # the string half; fill, join, percent: used by the flow
@@ -184,6 +184,9 @@ def call(flow, qual: str, node: cst.Call, frame):
 
 
 def builtin(flow, name: str, node, frame, positional, keywords, span):
+    if name == "isinstance" and len(positional) == 2:
+        known = _isinstance(flow.eval(positional[0], frame), positional[1])
+        return ConstV(known, node) if known is not None else flow.opaque(node, frame)
     values = [flow.eval(a, frame) for a in positional]
     first = values[0] if values else None
     if name == "sorted" and first is not None:
@@ -351,6 +354,35 @@ def opaque_method(flow, base: Opaque, attr: str, node, frame, positional):
     if attr in ("items", "keys", "values", "copy") and base.order:
         return replace(base, label=flow.src(node), node=node, span=None)
     return None
+
+
+# what isinstance() says of the values the flow builds, by the type's last name
+_IS = {
+    "str": {"str", "Sequence", "Iterable", "Collection", "Container", "Reversible", "Hashable", "object"},
+    "list": {"list", "Sequence", "MutableSequence", "Iterable", "Collection", "Container", "Reversible", "object"},
+    "tuple": {"tuple", "Sequence", "Iterable", "Collection", "Container", "Reversible", "Hashable", "object"},
+    "dict": {"dict", "Mapping", "MutableMapping", "Iterable", "Collection", "Container", "object"},
+}
+_TYPE_NAMES = {n for names in _IS.values() for n in names} | {"int", "float", "bool", "bytes", "set", "frozenset",
+                                                             "Set", "MutableSet", "type", "BaseModel"}
+
+
+def _isinstance(value, types_node) -> bool | None:
+    """isinstance(value, types) for a string, list, tuple or dict the flow
+    built; None when the value or a type is not known."""
+    kind = ("str" if isinstance(value, StrV) else "tuple" if isinstance(value, ListV) and value.is_tuple
+            else "list" if isinstance(value, ListV) else "dict" if isinstance(value, DictV) else None)
+    if kind is None:
+        return None
+    nodes = [el.value for el in types_node.elements] if isinstance(types_node, cst.Tuple) else [types_node]
+    unknown = False
+    for t in nodes:
+        name = t.attr.value if isinstance(t, cst.Attribute) else t.value if isinstance(t, cst.Name) else None
+        if name is None or name not in _TYPE_NAMES:
+            unknown = True  # `*MULTI_MODAL_TYPES`, an app's class
+        elif name in _IS[kind]:
+            return True
+    return None if unknown else False
 
 
 def _where(value) -> str | None:
