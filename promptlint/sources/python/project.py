@@ -17,8 +17,9 @@ lists, dicts or a value with evidence (a clock at import); re-exports
 through further imports, up to MAX_IMPORT_DEPTH modules deep. Functions and
 classes themselves are not inlined across modules. Limits (each says what
 it skipped, in `-v` notes): MAX_ANCESTORS folders walked up, MAX_MODULES
-modules parsed per run, the reader's file-size limit, a module that does not
-parse or is part of an import cycle.
+other modules read for one file (the same for every file, whatever else the
+run checks), the reader's file-size limit, a module that does not parse or
+is part of an import cycle. Parsed modules are kept for reuse (MAX_CACHED).
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ from promptlint.sources.python.values import ClassV, ConstV, DictV, ListV, MsgV,
 
 MAX_IMPORT_DEPTH = 4  # modules followed through re-exports
 MAX_ANCESTORS = 8  # folders walked up from the importing file to find a package
-MAX_MODULES = 256  # modules parsed per run (kept, least recently used first out)
+MAX_MODULES = 32  # other modules one file's values may be read from
+MAX_CACHED = 64  # parsed modules kept for the rest of the run (least recently used first out)
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
 
 
@@ -59,7 +61,7 @@ class Project:
         self._files: dict[tuple[Path, str], Path | None] = {}
         self._flows: OrderedDict[Path, object] = OrderedDict()
         self._active: list[Path] = []
-        self.parsed = 0
+        self._read_for: dict[Path, set[Path]] = {}  # importing file -> modules read for its values
 
     # ------------------------------------------------------------ lookup
 
@@ -142,17 +144,21 @@ class Project:
         """The flow of the module at `path`, parsed once per run."""
         importer, node = where
         key = path.resolve()
+        used = self._read_for.setdefault(importer.file.path, set())
+        if key not in used and len(used) >= MAX_MODULES:
+            self.ctx.note(importer.file, importer.file_span(*importer.span(node)),
+                          f"{self.ctx.display_path(path)}: not read for its values ({MAX_MODULES} other modules "
+                          "already read for this file)")
+            return None
+        used.add(key)
         if key in self._flows:
             self._flows.move_to_end(key)
-            return self._flows[key]
-        if self.parsed >= MAX_MODULES:
-            self.ctx.note(importer.file, importer.file_span(*importer.span(node)),
-                          f"{self.ctx.display_path(path)}: not read for its values ({MAX_MODULES} modules "
-                          "already parsed in this run)")
-            return None
+            cached = self._flows[key]
+            if cached is not None:
+                cached.deadline = importer.deadline  # the budget of the file being read now
+            return cached
         from promptlint.sources.python.flow import Flow
 
-        self.parsed += 1
         foreign = None
         try:
             file = read_source(path, self.ctx)
@@ -165,7 +171,7 @@ class Project:
             self.ctx.note(importer.file, importer.file_span(*importer.span(node)),
                           f"{self.ctx.display_path(path)}: not read for its values ({why})")
         self._flows[key] = foreign
-        if len(self._flows) > MAX_MODULES:
+        if len(self._flows) > MAX_CACHED:
             self._flows.popitem(last=False)
         return foreign
 
