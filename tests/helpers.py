@@ -40,3 +40,19 @@ def write_project(root: Path) -> Path:
     (root / "date.j2").write_text("Today is {{ today }}.\n" + STABLE)
     (root / "clean.j2").write_text(STABLE + "Question: {{ question }}\n")
     return root
+
+
+def check_under(data: Path, paths):
+    """`promptlint check` in-process on `paths`, with the default config rooted at `data`."""
+    from promptlint.audit import select_models
+    from promptlint.config import from_table
+    from promptlint.lint import run_check
+
+    config = from_table({}, None, data)
+    return run_check(paths, config, select_models(config))
+
+
+def found_in(result, data: Path, rel: str) -> list[tuple]:
+    """(rule, line, column, severity) of the findings of one file, sorted."""
+    return sorted((f.rule, *f.line_col, f.severity.label) for f in result.findings
+                  if f.span.file.path.resolve() == (data / rel).resolve())

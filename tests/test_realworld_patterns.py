@@ -10,8 +10,7 @@ import pytest
 
 from promptlint.audit import run_audit, select_models
 from promptlint.config import from_table
-from promptlint.lint import run_check
-from tests.helpers import invoke
+from tests.helpers import check_under, found_in, invoke
 
 DATA = Path(__file__).parent / "data" / "realworld"
 
@@ -57,13 +56,11 @@ SKIPPED = {
 
 
 def _check(paths):
-    config = from_table({}, None, DATA)
-    return run_check(paths, config, select_models(config))
+    return check_under(DATA, paths)
 
 
 def _found(result, rel):
-    return sorted((f.rule, *f.line_col, f.severity.label) for f in result.findings
-                  if f.span.file.path.resolve() == (DATA / rel).resolve())
+    return found_in(result, DATA, rel)
 
 
 @pytest.mark.parametrize("rel", sorted(EXPECTED))

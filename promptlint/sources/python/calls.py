@@ -373,11 +373,7 @@ def site(flow, call: cst.Call, frame):
                 sections.append(build.section("user", build.content(value), node))
         kind = "openai"
     elif chain[-2:-1] == ["messages"] and last in ("create", "stream", "count_tokens") and "messages" in keywords:
-        _tools(build, keywords, ev, sections)
-        if "system" in keywords:
-            node = keywords["system"]
-            sections.append(build.system(ev(node), node))
-        sections += build.messages(ev(keywords["messages"]), keywords["messages"])
+        _system_and_messages(build, keywords, ev, sections)
         kind = "anthropic"
     elif last == "from_messages" or (last == "ChatPromptTemplate" and (positional or "messages" in keywords)):
         node = keywords.get("messages", positional[0] if positional else None)
@@ -420,11 +416,7 @@ def site(flow, call: cst.Call, frame):
         build.literal = build.literal or not isinstance(ev(node), Opaque)
         kind = "agent"
     elif "messages" in keywords and is_message_list(ev(keywords["messages"])):
-        _tools(build, keywords, ev, sections)
-        if "system" in keywords:
-            node = keywords["system"]
-            sections.append(build.system(ev(node), node))
-        sections += build.messages(ev(keywords["messages"]), keywords["messages"])
+        _system_and_messages(build, keywords, ev, sections)
         kind = "openai"
     else:
         return None
@@ -448,6 +440,15 @@ def _agent_run(chain: list[str], keywords, call: cst.Call) -> bool:
         return False
     has_positional = any(a.keyword is None and not a.star for a in call.args)
     return has_positional or bool(set(keywords) & set(_RUN_TEXT))
+
+
+def _system_and_messages(build: Sections, keywords, ev, sections: list[Section]) -> None:
+    """tools=, system= and messages= of a call, in the order the provider puts them."""
+    _tools(build, keywords, ev, sections)
+    if "system" in keywords:
+        node = keywords["system"]
+        sections.append(build.system(ev(node), node))
+    sections += build.messages(ev(keywords["messages"]), keywords["messages"])
 
 
 def _tools(build: Sections, keywords, ev, sections: list[Section]) -> None:
