@@ -214,3 +214,28 @@ def test_fix_sorts_a_listing_in_a_tool_list_keeps_the_mode_and_is_idempotent(tmp
     again = invoke(tmp_path, "fix", "agents/toolbox.py")
     assert again.stdout.splitlines()[-1] == "Fixed 0 findings in 0 files; 2 remaining."
     assert path.read_text() == after
+
+
+def test_a_list_extended_in_a_loop_by_a_helper_that_reads_it_is_read_once(tmp_path):
+    # `parts.extend(await more(parts))` in a loop: reading `parts` inside its own growth once
+    # recursed without end ("nests too deeply"); the list is read as it was before the loop
+    (tmp_path / "agent.py").write_text(
+        "from openai import OpenAI\n\nclient = OpenAI()\n\n\nasync def more(parts, item):\n"
+        "    return [f'{item}: {len(parts)}']\n\n\nasync def ask(question, items):\n"
+        "    parts = ['You are the inventory assistant. Answer from the stock list only.']\n"
+        "    for item in items:\n        parts.extend(await more(parts, item))\n"
+        "    return client.chat.completions.create(model='gpt-4.1', messages=[\n"
+        "        {'role': 'system', 'content': '\\n'.join(parts)}, {'role': 'user', 'content': question}])\n")
+    result = invoke(tmp_path, "check", "agent.py")
+    assert result.exit_code == 0 and "partly analysed" not in result.stdout, result.output
+
+
+def test_the_evaluation_budget_says_where_it_ran_out(tmp_path, monkeypatch):
+    import promptlint.sources.python.flow as flow
+
+    (tmp_path / "agent.py").write_text(_long_agent_function(40))
+    monkeypatch.setattr(flow, "MAX_STEPS", 50)
+    result = invoke(tmp_path, "check", "agent.py")
+    assert result.exit_code in (0, 1)
+    assert "the Python reader's budget of 50 evaluations ran out here" in result.stderr
+    assert "1 file only partly analysed" in result.stdout

@@ -63,7 +63,7 @@ from promptlint.ir import Breakpoint, PromptTemplate, Section, Slot, SourceError
 from promptlint.sources.base import SourceContext
 from promptlint.sources.python.calls import Sections, is_message_list, lc_message_list, might_send, site
 from promptlint.sources.python.flow import Flow, OverBudget
-from promptlint.sources.python.scope import INF, returns
+from promptlint.sources.python.scope import INF
 from promptlint.sources.python.values import ListV, MsgV, StrV
 from promptlint.sources.python.strings import Lit
 from promptlint.sniff import directive_score
@@ -502,7 +502,7 @@ class _Reader:
         name = func.name.value
         if name.startswith("test_"):
             return []
-        found = returns(func)
+        found = flow.returns_of(func)
         if not found:
             return []
         named = bool(_PROMPT_FUNCTION.search(name))

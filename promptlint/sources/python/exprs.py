@@ -14,7 +14,7 @@ import libcst as cst
 from promptlint.analysis.volatility import DEFAULT, Verdict, no_evidence
 from promptlint.ir import Slot, SlotKind
 from promptlint.sources.python import files
-from promptlint.sources.python.scope import INF, Binding, Frame, Scope, _dotted_name, returns
+from promptlint.sources.python.scope import INF, Binding, Frame, Scope, _dotted_name
 from promptlint.sources.python.strings import Lit, decode_body
 from promptlint.sources.python.values import (
     ClassV, ConstV, DictV, FuncV, ListV, LoopV, Opaque, Spread, StrV, literal_text, named_by, relabel, short, strongest,
@@ -235,7 +235,7 @@ class Expressions:
         scope = self.index.scopes.get(id(func.node))
         if scope is None or frame.depth >= MAX_DEPTH:
             return None
-        found = [r for r in returns(func.node) if not _is_none_literal(r.value)][:MAX_RETURNS]
+        found = [r for r in self.returns_of(func.node) if not _is_none_literal(r.value)][:MAX_RETURNS]
         if not found:
             return None
         bound = self.arguments(func, scope, call, frame)

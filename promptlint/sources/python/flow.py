@@ -58,7 +58,7 @@ from promptlint.sources.python.exprs import MAX_DEPTH, Expressions
 from promptlint.sources.python.ir import ToIR
 from promptlint.sources.python.loops import MAX_UNROLL, Loops
 from promptlint.sources.python.scope import (
-    _BUILTINS, INF, Binding, Frame, Index, Mutation, Scope, _at_import, _names_in, call_name, strip_self,
+    _BUILTINS, INF, Binding, Frame, Index, Mutation, Scope, _at_import, _names_in, call_name, returns, strip_self,
 )
 from promptlint.sources.python.strings import decode_simple, split_prefix
 from promptlint.sources.python.values import (
@@ -95,6 +95,9 @@ class Flow(Loops, Expressions, ToIR):
         self._deps: dict[int, set[str]] = {}
         self._active: set[tuple[int, int]] = set()
         self._active_bindings: set[tuple[int, int]] = set()
+        self._returns: dict[int, tuple] = {}
+        self._over_steps = False
+        self._mutating: set[int] = set()  # ids of list bindings whose growth is being read
         self.used: set[int] = set()  # ids of calls and lists a prompt has taken as its messages
         from promptlint.sources.python import stdlib
         from promptlint.sources.python.project import project_of
@@ -138,6 +141,14 @@ class Flow(Loops, Expressions, ToIR):
         if key in frame.memo:
             return frame.memo[key]
         if self.steps > MAX_STEPS or (key, id(frame)) in self._active:
+            if self.steps > MAX_STEPS and not self._over_steps:
+                self._over_steps = True
+                self.ctx.partial(self.file, self.file_span(*self.span(node)),
+                                 f"the Python reader's budget of {MAX_STEPS:,} evaluations ran out here: values "
+                                 "read from here on are of unknown content")
+            if self.steps > MAX_STEPS:  # nothing more is followed, not even the names inside
+                return Opaque(self.src(node), Verdict(V.UNKNOWN, "not followed: the file's evaluation budget ran "
+                                                                 "out"), node)
             return self.opaque(node, frame)
         self._active.add((key, id(frame)))
         try:
@@ -222,6 +233,13 @@ class Flow(Loops, Expressions, ToIR):
         if isinstance(node, cst.NamedExpr):
             return self.eval(node.value, frame)
         return self.opaque(node, frame)
+
+    def returns_of(self, func: cst.FunctionDef) -> list:
+        """The function's `return value`s, found once (a helper is inlined at every call)."""
+        key = id(func)
+        if key not in self._returns:
+            self._returns[key] = (func, returns(func))
+        return self._returns[key][1]
 
     def truth(self, node, frame: Frame) -> bool | None:
         """The value of a condition when the code fixes it (`isinstance` of a
@@ -431,8 +449,16 @@ class Flow(Loops, Expressions, ToIR):
         """A list with the .append/.extend/.insert calls made on its name
         between this binding and the use."""
         changes = frame.scope.mutations_between(b.name, b.end, at)
-        if not changes:
+        if not changes or id(b) in self._mutating:
+            # a list read while it grows (`parts.extend(f(parts))` in a loop): as it was before
             return value
+        self._mutating.add(id(b))
+        try:
+            return self._mutated(b, value, frame, changes)
+        finally:
+            self._mutating.discard(id(b))
+
+    def _mutated(self, b: Binding, value, frame: Frame, changes):
         if isinstance(value, Opaque) and not value.order:  # a list we only know as a whole, grown here
             value = ListV([Spread(value, value.node)], value.node)
         if not isinstance(value, ListV):
