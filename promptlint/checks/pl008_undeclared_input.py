@@ -37,7 +37,9 @@ def unknown_slots(parts) -> Iterator[Slot]:
 
 
 def _name(slot: Slot) -> str:
-    return slot.names[0].split(".")[0].split("[")[0] if slot.names else slot.label
+    """The name to declare: a dotted name as written (`asyncio.gather`, `user.plan`;
+    the table matches it whole, or by its first part), without subscripts."""
+    return slot.names[0].split("[")[0] if slot.names else slot.label
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
