@@ -37,6 +37,10 @@ EXPECTED = {
     "helpdesk/prompts/sections.py": [],
     # a tool offered only while the page can scroll: the list changes with the viewport
     "browser/surfer.py": [("PL001", 22, 9, "error")],
+    # the same on a client whose create() takes the messages first (AutoGen): UserMessage objects,
+    # a history item popped from a list not followed, imported UPPER_CASE tools (constants, not
+    # "history"), and the prompt tidied by re.sub
+    "browser/team_surfer.py": [("PL001", 36, 13, "error")],
     # a tool list grown under a setting, or a literal list: deterministic; a plugin folder's listing
     # and tools gathered as the servers answer: their order changes between requests
     "agents/toolbox.py": [("PL002", 41, 26, "error"), ("PL002", 49, 17, "error")],
@@ -239,3 +243,38 @@ def test_the_evaluation_budget_says_where_it_ran_out(tmp_path, monkeypatch):
     assert result.exit_code in (0, 1)
     assert "the Python reader's budget of 50 evaluations ran out here" in result.stderr
     assert "1 file only partly analysed" in result.stdout
+
+
+def test_a_client_create_with_the_messages_first_reads_its_text_through_re_sub():
+    from promptlint.ir import Text
+
+    config = from_table({}, None, DATA)
+    audit = run_audit([DATA / "browser" / "team_surfer.py"], config, select_models(config))
+    (prompt,) = audit.prompts
+    assert prompt.template.span.line_col == (40, 22)
+    assert [s.role for s in prompt.template.sections] == ["tools", "user", "user"]
+    (user,) = [p for p in prompt.template.sections[1].parts if isinstance(p, Text)]
+    # re.sub(r"(\n\s*){3,}", "\n\n", ...) done on the literal: the three line ends are two,
+    # and the text that is left keeps its place in the file
+    assert user.text.startswith("Consider the screenshot of the page and the list of elements below.\n\nAnswer")
+    assert user.span.line_col == (8, 1)
+    tools = prompt.template.sections[0]
+    constants = [s for s in tools.parts if not isinstance(s, Text) and s.label == "TOOL_HISTORY_BACK"]
+    assert constants and constants[0].volatility.label == "static"
+    assert "UPPER_CASE" in constants[0].reason
+
+
+def test_an_attribute_that_reads_itself_is_not_followed_round_the_loop(tmp_path):
+    # `self.team = self.team.strip()` in __init__, read by the prompt: reading it once recursed
+    # until the stack ran out ("nests too deeply"), and the file's prompts were lost
+    (tmp_path / "agent.py").write_text(
+        "from openai import OpenAI\n\nclient = OpenAI()\n\n\nclass Agent:\n"
+        "    def __init__(self, team):\n        self.team = team\n        self.team = self.team.strip()\n\n"
+        "    def ask(self, question):\n"
+        "        return client.chat.completions.create(model='gpt-4.1', messages=[\n"
+        "            {'role': 'system', 'content': 'You are the inventory assistant. Answer from the stock list.'\n"
+        "             + self.team}, {'role': 'user', 'content': question}])\n")
+    result = invoke(tmp_path, "check", "agent.py")
+    assert result.exit_code == 0, result.output
+    assert "partly analysed" not in result.stdout and result.stderr == ""
+    assert result.stdout == "All checks passed: 1 prompts in 1 files.\n"

@@ -92,7 +92,7 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
     _rule(V.SESSION, "per-conversation state",
           r".*(history|conversation|transcript|dialog|dialogue|memory|memories|scratchpad).*",
           r"session.*", r".*_session", r"thread_?id", r"chat_?id", r"(chat_|conversation_|running_)?summary",
-          r"(previous|prior|past)_.*", r"plan", r"notes", r"state", r"thread", r"(chat_|conversation_)?messages",
+          r"(previous|prior|past)_.*", r"plan", r"notes", r"state", r"(message_|chat_)?thread", r"(chat_|conversation_)?messages",
           r"turns",
           # the repository or branch a coding agent's session works on, and its state
           r"(repo|repository|git_repo)(_name|_url|_path|_dir|_directory|_full_name)?", r"(git_)?branch(_name)?",
@@ -231,6 +231,10 @@ class VariableTable:
     @staticmethod
     def _keys(name: str) -> tuple[str, str]:
         return name, re.split(r"[.\[]", name, maxsplit=1)[0]
+
+    def configured(self, name: str) -> bool:
+        """Whether the config or the file declares this name (or its root)."""
+        return any(key in self.overrides or key in self.declared for key in self._keys(name))
 
     def resolve(self, name: str) -> Verdict:
         keys = self._keys(name)

@@ -278,10 +278,11 @@ class Sections:
 
 
 def is_message_list(value) -> bool:
-    """A list whose items are all messages: role dicts, LangChain messages or (role, text) tuples."""
+    """A list whose items are all messages: role dicts, LangChain messages or (role, text) tuples,
+    besides values not followed (`history.pop()`) beside at least one of them."""
     if not isinstance(value, ListV) or not value.items:
         return False
-    known = [i for i in value.items if not isinstance(i, (Spread, LoopV))]
+    known = [i for i in value.items if not isinstance(i, (Spread, LoopV, Opaque))]
     if not known:
         return False
     for item in known:
@@ -296,6 +297,7 @@ def is_message_list(value) -> bool:
     return True
 
 
+_CLIENT_CREATE = ("create", "create_stream")
 _LC_INVOKE = ("invoke", "ainvoke", "stream", "astream", "batch")
 _MESSAGEY = ("message", "msgs", "prompt", "history", "conversation", "chat", "turns")
 
@@ -312,6 +314,8 @@ def might_send(call: cst.Call) -> bool:
             "create", "parse", "stream", "completion", "acompletion", "count_tokens"):
         return True
     if chain[-2:-1] == ["responses"] and keywords & {"input", "instructions"}:
+        return True
+    if last in _CLIENT_CREATE and call.args and call.args[0].keyword is None and not call.args[0].star:
         return True
     if last in ("from_messages", "ChatPromptTemplate", "SystemMessage", "HumanMessage", "AIMessage",
                 "MessagesPlaceholder") or last == "PromptTemplate" and "template" in keywords:
@@ -415,6 +419,11 @@ def site(flow, call: cst.Call, frame):
         sections.append(build.section("user", build.content(ev(node)), node))
         build.literal = build.literal or not isinstance(ev(node), Opaque)
         kind = "agent"
+    elif last in _CLIENT_CREATE and positional and is_message_list(ev(positional[0])):
+        # AutoGen's ChatCompletionClient.create(messages, tools=...): the messages come first
+        _tools(build, keywords, ev, sections)
+        sections += build.messages(ev(positional[0]), positional[0])
+        kind = "openai"
     elif "messages" in keywords and is_message_list(ev(keywords["messages"])):
         _system_and_messages(build, keywords, ev, sections)
         kind = "openai"

@@ -68,7 +68,20 @@ class Expressions:
         return None
 
     def attr_value(self, info, b: Binding):
-        """A class constant or a `self.x` set in __init__."""
+        """A class constant or a `self.x` set in __init__. An attribute whose
+        value reads itself (`self.x = self.x.copy()`, or through another
+        attribute back to it) is not followed round the loop."""
+        key = ("attr", id(b))
+        if key in self.attrs_open:
+            return Opaque(f"self.{b.name}", DEFAULT, b.value, names=(b.name,))
+        self.attrs_open.add(key)
+        try:
+            value = self._attr_value(info, b)
+        finally:
+            self.attrs_open.discard(key)
+        return value
+
+    def _attr_value(self, info, b: Binding):
         if b.kind == "attr":
             scope = self.index.scopes[id(b.node)]
             value = self.eval(b.value, self.frame_for(scope))

@@ -66,6 +66,8 @@ from promptlint.sources.python.values import (
 )
 
 V = Volatility
+# PEP 8's constant names: TOOL_CLICK, _DEFAULT_TIMEOUT (two characters at least, no lower case)
+_CONSTANT = re.compile(r"^_*[A-Z][A-Z0-9_]+$")
 MAX_STEPS = 200_000  # expression evaluations per file
 
 
@@ -98,6 +100,7 @@ class Flow(Loops, Expressions, ToIR):
         self._returns: dict[int, tuple] = {}
         self._over_steps = False
         self._mutating: set[int] = set()  # ids of list bindings whose growth is being read
+        self.attrs_open: set[tuple[str, int]] = set()  # class and self. attributes being evaluated
         self.used: set[int] = set()  # ids of calls and lists a prompt has taken as its messages
         from promptlint.sources.python import stdlib
         from promptlint.sources.python.project import project_of
@@ -303,8 +306,18 @@ class Flow(Loops, Expressions, ToIR):
             return Opaque(name, Verdict(V.STATIC, f"{name}: fixed for the module"), node, names=(name,),
                           kind="name", path=name == "__file__",
                           where=str(self.file.path) if name == "__file__" else None)
-        verdict = self.ctx.variables.resolve(name)
-        return Opaque(name, verdict, node, names=(name,), kind="name", qual=name if name in _BUILTINS else None)
+        return Opaque(name, self.unresolved(name), node, names=(name,), kind="name",
+                      qual=name if name in _BUILTINS else None)
+
+    def unresolved(self, name: str) -> Verdict:
+        """The class of a name whose value is not in the checked tree: the
+        config's, else an UPPER_CASE name is a constant (PEP 8's convention:
+        `TOOL_HISTORY_BACK` is fixed, whatever its words say), else its words'."""
+        table = self.ctx.variables
+        if _CONSTANT.match(name) and not table.configured(name):
+            return Verdict(V.STATIC, f"{name} is named as a constant (Python's UPPER_CASE convention) "
+                                     "and defined outside the checked files: fixed until the code changes")
+        return table.resolve(name)
 
     def branched(self, name: str, b: Binding, frame: Frame, at: float):
         """The value of `b`, or of the binding in another arm of the `if`
@@ -411,8 +424,7 @@ class Flow(Loops, Expressions, ToIR):
             item = self.item_of(iterable, b.value)
             return self.element(item, b.path, b.name, b.target) if b.path else item
         if b.kind == "import":
-            return Opaque(b.name, self.ctx.variables.resolve(b.name), None, names=(b.name,), kind="name",
-                          qual=b.qual)
+            return Opaque(b.name, self.unresolved(b.name), None, names=(b.name,), kind="name", qual=b.qual)
         if b.kind == "with":
             value = self.eval(b.value, frame)
             return self.element(value, b.path, b.name, None) if b.path else value

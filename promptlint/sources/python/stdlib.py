@@ -66,8 +66,10 @@ _PATH_FUNCTIONS = {"os.path.join": None, "os.path.dirname": os.path.dirname, "os
                    "os.path.realpath": os.path.abspath, "os.path.normpath": os.path.normpath}
 COMPLETION_ORDER = {"asyncio.as_completed", "asyncio.wait", "concurrent.futures.as_completed",
                     "concurrent.futures.wait"}
+# Message classes by role (LangChain; UserMessage/AssistantMessage as AutoGen and Azure AI Inference name them).
 LC_MESSAGES = {"SystemMessage": "system", "HumanMessage": "user", "AIMessage": "assistant",
-               "ToolMessage": "tool", "FunctionMessage": "tool", "ChatMessage": None}
+               "ToolMessage": "tool", "FunctionMessage": "tool", "ChatMessage": None,
+               "UserMessage": "user", "AssistantMessage": "assistant", "DeveloperMessage": "developer"}
 LC_TEMPLATES = {"SystemMessagePromptTemplate": "system", "HumanMessagePromptTemplate": "user",
                 "AIMessagePromptTemplate": "assistant", "ChatMessagePromptTemplate": None}
 _SAMPLE_TIMES = [_dt.datetime(2026, 11, 29, 11, 3, 51, 482913), _dt.datetime(2026, 11, 30, 14, 27, 8, 120394),
@@ -147,6 +149,10 @@ def call(flow, qual: str, node: cst.Call, frame):
             fn = strs.dedent if last == "dedent" else strs.cleandoc
             return StrV(fn(value.segs), node)
         return _derived(flow, value, node)
+    if qual == "re.sub" and len(positional) >= 3 and not keywords:
+        text = _re_sub(flow, node, frame, positional)
+        if text is not None:
+            return text
     if qual == "string.Template" and positional:
         value = flow.eval(positional[0], frame)
         return TemplV(value, node) if isinstance(value, StrV) else _derived(flow, value, node)
@@ -181,6 +187,21 @@ def call(flow, qual: str, node: cst.Call, frame):
     if "." not in qual:
         return builtin(flow, qual, node, frame, positional, keywords, span)
     return None
+
+
+def _re_sub(flow, node, frame, positional):
+    """`re.sub(pattern, repl, text)` with a literal pattern and replacement,
+    done inside each literal run of the text (a whitespace tidy-up of a
+    prompt keeps its text and its slots); None where that cannot be told."""
+    pattern, repl = (literal_text(flow.eval(a, frame)) for a in positional[:2])
+    value = flow.eval(positional[2], frame)
+    if pattern is None or repl is None or not isinstance(value, StrV) or "\\" in repl:
+        return None
+    try:
+        compiled = re.compile(pattern)
+    except re.error:
+        return None
+    return StrV(strs.regex_replace(value.segs, compiled, repl), node)
 
 
 def builtin(flow, name: str, node, frame, positional, keywords, span):

@@ -272,14 +272,19 @@ def cleandoc(segs: list[Seg]) -> list[Seg]:
 
 def replace(segs: list[Seg], old: str, new: str) -> list[Seg]:
     """str.replace inside each literal run (a slot's text is unknown)."""
+    return regex_replace(segs, re.compile(re.escape(old)), new) if old else merge(segs)
+
+
+def regex_replace(segs: list[Seg], pattern: re.Pattern, new: str) -> list[Seg]:
+    """`pattern.sub(new, ...)` inside each literal run; `new` is plain text."""
     out: list[Seg] = []
     for seg in merge(segs):
-        if not isinstance(seg, Lit) or not old:
+        if not isinstance(seg, Lit):
             out.append(seg)
             continue
         pieces: list[Seg] = []
         i = 0
-        for m in re.finditer(re.escape(old), seg.text):
+        for m in pattern.finditer(seg.text):
             pieces.append(Lit(seg.text[i:m.start()], seg.offsets[i:m.start() + 1]))
             pieces.append(Lit.synthetic(new, seg.offsets[m.start()], seg.offsets[m.end()]))
             i = m.end()
