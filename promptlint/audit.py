@@ -94,6 +94,7 @@ class AuditResult:
     models: list[ModelSpec] = field(default_factory=list)
     files: int = 0
     notes: list[str] = field(default_factory=list)  # why each file was read or skipped (-v)
+    missing: int = 0  # named paths that do not exist (the command line reports each)
 
 
 def select_models(config: Config, names: tuple[str, ...] | None = None) -> list[ModelSpec]:

@@ -50,7 +50,7 @@ def _prepare(paths, config_path, providers):
     """Group the paths that exist by the config that governs them (found
     upward from each path, unless --config names one) and pick the models.
     Missing paths are reported; a bad config or an unknown model exits 2.
-    Returns (groups of (config, models, paths), whether any path was missing)."""
+    Returns (groups of (config, models, paths), how many paths were missing)."""
     from promptlint import config as config_mod
     from promptlint.audit import select_models
 
@@ -75,7 +75,7 @@ def _prepare(paths, config_path, providers):
     if not groups:  # nothing exists: still a valid (empty) run under the cwd's config
         config = config_mod.load(Path("."), config_path)
         groups[None] = (config, select_models(config, tuple(providers) or None), [])
-    return list(groups.values()), bool(missing)
+    return list(groups.values()), len(missing)
 
 
 def _apply(f, options):
@@ -119,12 +119,14 @@ def audit(paths, providers, config_path, output, exit_zero, fmt, verbose):
 
     groups, missing = _prepare(paths, config_path, providers)
     result = merge_results([_run_with_progress(p, c, m, fmt) for c, m, p in groups])
+    result.missing = missing
     config = groups[0][0]
     _notes(result.notes, verbose)
     for error in result.errors:
         click.echo(str(error), err=True)
+    nothing = _nothing_found(result, paths)
     write_report(result, config, fmt, output, verbose)
-    if missing or result.errors:
+    if missing or result.errors or nothing:
         sys.exit(EXIT_ERROR)
     if not exit_zero and any(p.has_breaker for p in result.prompts):
         sys.exit(EXIT_FINDINGS)
@@ -154,16 +156,17 @@ def check(paths, providers, config_path, output, exit_zero, fmt, select, ignore,
 
     from promptlint.lint import merge_results
 
+    select, ignore = _codes(select), _codes(ignore, "--ignore")
     groups, missing = _prepare(paths, config_path, providers)
-    select = _codes(select)
-    ignore = _codes(ignore)
     result = merge_results([run_check(p, c, m, select=select or None, ignore=ignore) for c, m, p in groups])
+    result.missing = missing
     config = groups[0][0]
     _notes(result.notes, verbose)
     for error in result.errors:
         click.echo(str(error), err=True)
+    nothing = _nothing_found(result, paths)
     write_check_report(result, fmt, output)
-    if missing or result.errors:
+    if missing or result.errors or nothing:
         sys.exit(EXIT_ERROR)
     threshold = Severity.parse(fail_on or config.fail_on)
     if not exit_zero and any(f.severity >= threshold for f in result.findings):
@@ -183,7 +186,7 @@ def fix(paths, providers, config_path, show_diff, unsafe_fixes, select, ignore):
     from promptlint.fixer import run_fix
 
     groups, missing = _prepare(paths, config_path, providers)
-    select, ignore = _codes(select), _codes(ignore)
+    select, ignore = _codes(select), _codes(ignore, "--ignore")
     results = [run_fix(p, c, m, unsafe=unsafe_fixes, write=not show_diff, select=select or None, ignore=ignore)
                for c, m, p in groups]
     changed = errors = remaining = fixed = 0
@@ -209,13 +212,36 @@ def fix(paths, providers, config_path, show_diff, unsafe_fixes, select, ignore):
         else:
             unfixed = len(result.check.findings) - result.fixed
             remaining += unfixed
+    from promptlint.report.words import plural, problems
+
+    trouble = "".join(f"; {p}" for p in problems(errors, missing))
     if show_diff:  # nothing written, nothing re-checked: what is left after is not known yet
-        click.echo(f"Would fix {fixed} findings in {changed} files; {remaining} would not be fixed.")
+        click.echo(f"Would fix {plural(fixed, 'finding')} in {plural(changed, 'file')}; "
+                   f"{remaining:,} would not be fixed{trouble}.")
     else:
-        click.echo(f"Fixed {fixed} findings in {changed} files; {remaining} remaining.")
+        click.echo(f"Fixed {plural(fixed, 'finding')} in {plural(changed, 'file')}; {remaining:,} remaining{trouble}.")
     if missing or errors:
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if (show_diff and changed) or remaining else EXIT_CLEAN)
+
+
+def _nothing_found(result, paths) -> bool:
+    """No named path yielded a prompt file: a warning that says how prompt
+    files are found. True (exit 2: a run that read nothing checked nothing)
+    when the paths are folders; files named one by one that are not prompts
+    (pre-commit passes every text file it stages) are skipped, exit 0."""
+    if result.files or result.errors:
+        return False
+    existing = [Path(p) for p in (paths or [Path(".")]) if Path(p).exists()]
+    if not existing:
+        return False  # each missing path was reported already
+    click.echo(f"warning: no prompt files found in {', '.join(map(str, existing))}: promptlint reads {_FOUND_BY}; "
+               "`-v` says why each file was skipped, [tool.promptlint] include adds others", err=True)
+    return all(p.is_dir() for p in existing)
+
+
+_FOUND_BY = ("*.j2, *.jinja, *.prompty, *.prompt, *.prompt.md, *.messages.json/yaml, Python that builds prompts, "
+             "and Markdown, text, YAML and JSON that read as prompts (by name, folder or content)")
 
 
 def _notes(notes: list[str], verbose: bool) -> None:
@@ -230,13 +256,14 @@ def _notes(notes: list[str], verbose: bool) -> None:
             click.echo(f"note: {note}", err=True)
 
 
-def _codes(values) -> tuple[str, ...]:
-    from promptlint.config import SELECTOR
+def _codes(values, option: str = "--select") -> tuple[str, ...]:
+    """Rule selectors from the command line; a typo is a usage error (exit 2), never a run of no rule."""
+    from promptlint.config import selector_problem
 
     codes = tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
-    bad = [c for c in codes if not SELECTOR.match(c)]
-    if bad:
-        raise click.BadParameter(f"{', '.join(bad)} is not a rule code or prefix (e.g. PL001, PL00, ALL)")
+    problems = [p for p in map(selector_problem, codes) if p]
+    if problems:
+        raise click.BadParameter("; ".join(problems), param_hint=f"'{option}'")
     return codes
 
 

@@ -57,10 +57,29 @@ def _strings(value, path, key) -> tuple[str, ...]:
 SELECTOR = re.compile(r"^(ALL|PL\d{0,3})$")  # a rule code or prefix (--select, select = [...])
 
 
+def selector_problem(code: str) -> str | None:
+    """What is wrong with a --select/--ignore/config selector, or None: not a
+    code's shape, or one that matches no rule (a typo would otherwise run
+    nothing, or ignore nothing, and pass)."""
+    import difflib
+
+    from promptlint import catalogue
+
+    if not SELECTOR.match(code):
+        return f"{code!r} is not a rule code or prefix (e.g. PL001, PL00, ALL)"
+    rules = sorted(catalogue.load())
+    if code == "ALL" or any(r.startswith(code) for r in rules):
+        return None
+    near = difflib.get_close_matches(code, rules, n=1)
+    hint = f"did you mean {near[0]}? " if near else ""
+    return f"{code!r} matches no rule ({hint}the rules are {rules[0]}-{rules[-1]}; `promptlint rules` lists them)"
+
+
 def _selectors(value, path, key) -> tuple[str, ...]:
     codes = _strings(value, path, key)
     for code in codes:
-        _expect(bool(SELECTOR.match(code)), path, key, f"{code!r} is not a rule code or prefix (e.g. PL001, PL00, ALL)")
+        problem = selector_problem(code)
+        _expect(problem is None, path, key, problem or "")
     return codes
 
 

@@ -26,6 +26,7 @@ class CheckResult:
     prompts: int = 0
     rules: list = field(default_factory=list)  # the catalogue rules that were run
     notes: list[str] = field(default_factory=list)  # why each file was read or skipped (-v)
+    missing: int = 0  # named paths that do not exist (the command line reports each)
 
 
 def _matches(code: str, patterns) -> bool:

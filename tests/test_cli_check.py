@@ -32,7 +32,7 @@ def test_findings_lines_and_exit_code(project):
     assert lines[1].startswith("time.j2:1:15: PL001 {{ now }} is request (")
     assert "~$" in lines[1] and "/month on openai/gpt-4.1)" in lines[1]
     assert lines[2].startswith("user.j2:1:7: PL001 {{ user_name }} is user (")
-    assert lines[3] == "Found 3 findings (1 error, 1 warning, 1 info) in 4 prompts."
+    assert lines[3] == "Found 3 findings (1 error, 1 warning, 1 info): 4 prompts in 4 files."
     assert result.exit_code == 1
 
 
@@ -71,7 +71,7 @@ def test_line_suppression_and_unused_suppression(project):
     result = check(project, "time.j2", "clean.j2")
     assert result.stdout == (
         "clean.j2:1:1: PL007 unused suppression: {# promptlint: ignore[PL001] #} suppresses nothing (PL001)\n"
-        "Found 1 findings (1 warning) in 2 prompts (1 suppressed).\n"
+        "Found 1 finding (1 warning): 2 prompts in 2 files (1 suppressed).\n"
     )
     assert result.exit_code == 1
 
@@ -142,4 +142,73 @@ def test_config_found_upward_from_each_checked_file(project):
     result = check(project, "time.j2", "legacy/old.j2")
     assert codes(result) == ["PL001"]
     assert result.stdout.startswith("time.j2:1:15: PL001")
-    assert "Found 1 findings (1 error) in 2 prompts." in result.stdout
+    assert "Found 1 finding (1 error): 2 prompts in 2 files." in result.stdout
+
+
+# ------------------------------------------------------------------ summaries that never lie (issue 13)
+
+def test_a_missing_path_is_said_in_the_summary_and_exits_2(project):
+    result = check(project, "nope.j2")
+    assert result.exit_code == 2
+    assert result.stderr == "nope.j2:1:1: no such file or directory\n"
+    assert result.stdout == "No findings: 0 prompts in 0 files; 1 path not found.\n"
+    both = check(project, "nope.j2", "time.j2")
+    assert both.exit_code == 2
+    assert both.stdout.splitlines()[-1] == "Found 1 finding (1 error): 1 prompt in 1 file; 1 path not found."
+
+
+def test_an_input_error_is_never_a_pass(project):
+    (project / "only").mkdir()
+    (project / "only" / "broken.j2").write_text("{% if %}\n")
+    result = check(project, "only")
+    assert result.exit_code == 2
+    assert result.stdout == "No findings: 0 prompts in 1 file; 1 input error (see above).\n"
+
+
+def test_a_folder_without_prompt_files_is_a_warning_and_exits_2(tmp_path):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "README.md").write_text("# Notes\n\nShopping list: eggs, milk.\n")
+    for folder in ("empty", "notes"):
+        result = check(tmp_path, folder)
+        assert result.exit_code == 2
+        assert result.stdout == "No prompt files found.\n"
+        assert result.stderr.startswith(f"warning: no prompt files found in {folder}: promptlint reads *.j2, ")
+        assert "`-v` says why each file was skipped, [tool.promptlint] include adds others" in result.stderr
+
+
+def test_files_named_one_by_one_that_are_not_prompts_pass_for_pre_commit(tmp_path):
+    # pre-commit hands the hook every staged text file: a commit of a README must not fail
+    (tmp_path / "README.md").write_text("# Notes\n\nShopping list: eggs, milk.\n")
+    (tmp_path / "tool.py").write_text("print('hello')\n")
+    result = check(tmp_path, "README.md")
+    assert result.exit_code == 0 and result.stdout == "No prompt files found.\n"
+    assert result.stderr.startswith("warning: no prompt files found in README.md")
+    python = check(tmp_path, "tool.py")
+    assert python.exit_code == 0 and python.stdout == "No prompts found in 1 file.\n"
+
+
+def test_a_selector_that_matches_no_rule_is_a_usage_error_with_a_suggestion(project):
+    result = check(project, ".", "--select", "PL999")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert ("Error: Invalid value for '--select': 'PL999' matches no rule (the rules are PL001-PL008; "
+            "`promptlint rules` lists them)") in result.stderr
+    typo = check(project, ".", "--ignore", "PL01")
+    assert typo.exit_code == 2
+    assert "Invalid value for '--ignore': 'PL01' matches no rule (did you mean PL001?" in typo.stderr
+    (project / "promptlint.toml").write_text('select = ["PL0010"]\n')
+    config = check(project, ".")
+    assert config.exit_code == 2
+    assert "promptlint.toml: select: 'PL0010' is not a rule code or prefix" in config.stderr
+    (project / "promptlint.toml").write_text('ignore = ["PL9"]\n')
+    assert "promptlint.toml: ignore: 'PL9' matches no rule" in check(project, ".").stderr
+
+
+def test_counts_are_spelled_in_the_singular_where_they_are_one(project):
+    result = check(project, "time.j2")
+    assert result.stdout.splitlines()[-1] == "Found 1 finding (1 error): 1 prompt in 1 file."
+    fixed = invoke(project, "fix", "--diff", "time.j2")
+    assert fixed.stdout.splitlines()[-1].startswith("Would fix 0 findings in 0 files; 1 would not be fixed")
+    audit = invoke(project, "audit", "nope/")
+    assert audit.exit_code == 2
+    assert "0 prompts in 0 files; 1 path not found." in audit.stdout.splitlines()

@@ -22,13 +22,29 @@ def test_wheel_ships_the_catalogue_and_the_provider_table(tmp_path):
     out = tmp_path / "dist"
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(src)],
                    check=True, capture_output=True, timeout=600)
-    (wheel,) = out.glob("promptlint-*.whl")
+    # the distribution's name is ours: "promptlint" on the package index is another project
+    (wheel,) = out.glob("promptlint_cache-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     rules = sorted(p.name for p in (ROOT / "rules").glob("*.toml"))
     assert rules and all(f"promptlint/catalogue_files/{name}" in names for name in rules)
     assert "promptlint/data/providers.toml" in names
     assert "promptlint/commands/diff.py" in names and "promptlint/checks/pl001_volatile_before_stable.py" in names
     metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("METADATA"))).decode()
+    assert "Name: promptlint-cache" in metadata.splitlines()
+    assert "promptlint = promptlint.cli:main" in zipfile.ZipFile(wheel).read(
+        next(n for n in names if n.endswith("entry_points.txt"))).decode()
     base = [l for l in metadata.splitlines() if l.startswith("Requires-Dist:") and "extra ==" not in l]
     assert not any("torch" in l or "transformers" in l for l in base)
     assert any("torch==2.13.0" in l for l in metadata.splitlines() if "extra == \"verify\"" in l)
+
+
+def test_every_install_command_in_the_docs_names_this_project():
+    """No `pip install promptlint` (another project's name on the index): the
+    README, the action and CI install from the tree or as promptlint-cache."""
+    import re
+
+    for rel in ("README.md", "action.yml", ".ci/run", "bench/README.md"):
+        text = (ROOT / rel).read_text()
+        for args in re.findall(r"pip install([^\n`&;|]*)", text):
+            names = [a.strip("'\"") for a in args.split()]
+            assert not any(re.fullmatch(r"promptlint(\[.*\])?([=<>~!].*)?", n) for n in names), f"{rel}: {args}"

@@ -176,7 +176,7 @@ def test_an_operator_chain_past_the_limit_is_info_not_an_input_error(tmp_path):
     assert result.exit_code == 0
     assert ("info: huge_prompt.py:1:1: this statement chains 5,000 binary operators, past the Python "
             "reader's limit of 1,000") in result.stderr
-    assert result.stdout.endswith("No findings: 1 prompts in 2 files; 1 file only partly analysed "
+    assert result.stdout.endswith("No findings: 1 prompt in 2 files; 1 file only partly analysed "
                                   "(see the info lines).\n")
 
 
@@ -214,7 +214,7 @@ def test_fix_sorts_a_listing_in_a_tool_list_keeps_the_mode_and_is_idempotent(tmp
     assert ("agents/toolbox.py:49:17: PL002 left as is: no automatic fix; collect the results in the order the "
             "tasks were made (asyncio.gather(...) keeps it), or sort them") in result.stderr
     # the sorted listing still changes when plugins are added: an info finding, counted as remaining
-    assert result.stdout.splitlines()[-1] == "Fixed 1 findings in 1 files; 2 remaining."
+    assert result.stdout.splitlines()[-1] == "Fixed 1 finding in 1 file; 2 remaining."
     again = invoke(tmp_path, "fix", "agents/toolbox.py")
     assert again.stdout.splitlines()[-1] == "Fixed 0 findings in 0 files; 2 remaining."
     assert path.read_text() == after
@@ -277,4 +277,4 @@ def test_an_attribute_that_reads_itself_is_not_followed_round_the_loop(tmp_path)
     result = invoke(tmp_path, "check", "agent.py")
     assert result.exit_code == 0, result.output
     assert "partly analysed" not in result.stdout and result.stderr == ""
-    assert result.stdout == "All checks passed: 1 prompts in 1 files.\n"
+    assert result.stdout == "All checks passed: 1 prompt in 1 file.\n"

@@ -112,8 +112,10 @@ def test_fingerprints_unique_across_fixtures(fixtures_sarif):
 
 
 def test_empty_run_is_valid(tmp_path):
+    # a folder with no prompt file: still a valid log, but the run checked nothing, so it exits 2
     result = check(tmp_path, ".", "--format", "sarif")
-    assert result.exit_code == 0
+    assert result.exit_code == 2
+    assert result.stderr.startswith("warning: no prompt files found in .: promptlint reads *.j2")
     log = json.loads(result.stdout)
     validate(log)
     run = _run(log)
@@ -224,7 +226,7 @@ def test_github_format(project):
                                "title=PL001 volatile-before-stable::{{ now }} is request (")
     assert "~$" in lines[1] and "/month on openai/gpt-4.1)" in lines[1]
     assert lines[2].startswith("::warning file=user.j2,line=1,col=7,")
-    assert lines[3] == "Found 3 findings (1 error, 1 warning, 1 info) in 4 prompts."
+    assert lines[3] == "Found 3 findings (1 error, 1 warning, 1 info): 4 prompts in 4 files."
 
 
 def test_github_multiline_region_drops_columns(tmp_path):
@@ -251,7 +253,7 @@ def test_auto_is_github_in_actions_and_appends_the_summary(project, monkeypatch)
     assert result.stdout.startswith("::notice file=date.j2,line=1,col=10,")
     text = summary.read_text()
     assert text.startswith("# earlier step\n\n## promptlint check\n")
-    assert "Found 3 findings (1 error, 1 warning, 1 info) in 4 prompts." in text
+    assert "Found 3 findings (1 error, 1 warning, 1 info): 4 prompts in 4 files." in text
     assert "| time.j2:1:15 | [PL001](" in text and "| error |" in text
     assert "\\$" in text and "(openai/gpt-4.1)" in text
     assert "only the first 10 annotations of each type" in text

@@ -30,26 +30,37 @@ def line(f) -> str:
 
 
 def summary(result) -> str:
+    """The last line: findings by severity, then what went wrong (input
+    errors, missing paths, files a reader stopped in); "All checks passed"
+    only when prompt files were read and nothing went wrong."""
+    from promptlint.report.words import plural, problems, scope
+
     counts = {s: 0 for s in ("error", "warning", "info")}
     for f in result.findings:
         counts[f.severity.label] += 1
     suppressed = f" ({result.suppressed} suppressed)" if result.suppressed else ""
-    partial = _partly_analysed(result)
-    if not result.findings:
-        head = "No findings" if partial or getattr(result, "errors", None) else "All checks passed"
-        return f"{head}: {result.prompts} prompts in {result.files} files{suppressed}{partial}."
-    parts = ", ".join(f"{n} {k}{'s' if n != 1 and k != 'info' else ''}" for k, n in counts.items() if n)
-    return f"Found {len(result.findings)} findings ({parts}) in {result.prompts} prompts{suppressed}{partial}."
+    trouble = problems(len(getattr(result, "errors", ())), getattr(result, "missing", 0),
+                       _partly_analysed(result))
+    where = scope(result.prompts, result.files)
+    if result.findings:
+        parts = ", ".join(plural(n, k) for k, n in counts.items() if n)
+        head = f"Found {plural(len(result.findings), 'finding')} ({parts}): {where}{suppressed}"
+    elif not result.files and not trouble:
+        head = "No prompt files found"
+    elif not result.prompts and not trouble:
+        head = f"No prompts found in {plural(result.files, 'file')}{suppressed}"
+    elif trouble:
+        head = f"No findings: {where}{suppressed}"
+    else:
+        head = f"All checks passed: {where}{suppressed}"
+    return "; ".join([head, *trouble]) + "."
 
 
-def _partly_analysed(result) -> str:
+def _partly_analysed(result) -> int:
     """Files a reader stopped in (a limit reached): their findings may be incomplete."""
     from promptlint.sources.base import Incomplete
 
-    files = {n.split(":", 1)[0] for n in getattr(result, "notes", ()) if isinstance(n, Incomplete)}
-    if not files:
-        return ""
-    return f"; {len(files)} file{'s' if len(files) != 1 else ''} only partly analysed (see the info lines)"
+    return len({n.split(":", 1)[0] for n in getattr(result, "notes", ()) if isinstance(n, Incomplete)})
 
 
 def to_json(result) -> dict:

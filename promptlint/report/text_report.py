@@ -121,10 +121,19 @@ def _verbose(p: PromptResult) -> list[str]:
     return lines
 
 
+def _counts(result: AuditResult) -> str:
+    """What was read, and what went wrong (the same words as check's summary)."""
+    from promptlint.report.words import problems, scope
+
+    trouble = problems(len(result.errors), result.missing)
+    head = scope(len(result.prompts), result.files) if result.files or trouble else "No prompt files found"
+    return "; ".join([head, *trouble]) + "."
+
+
 def _footer(result: AuditResult, config) -> list[str]:
     tr = config.traffic
     lines = [
-        f"{len(result.prompts)} prompts in {result.files} files; {len(result.errors)} errors.",
+        _counts(result),
         f"Traffic model (per prompt): {tokens(tr.requests_per_day)} requests/day, {tokens(tr.users)} users, "
         f"{tr.sessions_per_user_per_day:g} sessions/user/day, {tr.days_per_month:g}-day month; "
         f"a prefix is warm with probability 1 - exp(-rate x TTL).",
