@@ -135,11 +135,18 @@ def audit(paths, providers, config_path, output, exit_zero, fmt, verbose):
 
 @main.command()
 @_common
-@click.option("--format", "fmt", type=click.Choice(["auto", "text", "json", "sarif", "github"]), default="auto",
-              show_default=True,
-              help="Output format; auto is github (workflow commands) inside GitHub Actions, coloured text in a "
-                   "terminal, plain text otherwise. sarif is SARIF 2.1.0 for code scanning; github also appends "
-                   "a job summary to $GITHUB_STEP_SUMMARY.")
+@click.option("--output-format", "--format", "fmt",
+              type=click.Choice(["auto", "concise", "full", "text", "json", "json-lines", "sarif", "github"]),
+              default="auto", show_default=True,
+              help="Output format (--format is an alias): auto is github (workflow commands) inside GitHub "
+                   "Actions, else concise, coloured in a terminal; full adds the source line, a caret and the "
+                   "fix; json-lines is one finding per line; sarif is SARIF 2.1.0 for code scanning; github also "
+                   "appends a job summary to $GITHUB_STEP_SUMMARY. text is concise.")
+@click.option("-q", "--quiet", is_flag=True, help="Print the findings only, without the summary line.")
+@click.option("--statistics", "stats", is_flag=True, help="Print the number of findings per rule instead of each.")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Colour the terminal output; auto follows NO_COLOR and FORCE_COLOR, then whether stdout "
+                   "is a terminal.")
 @click.option("--select", "select", multiple=True, metavar="CODE",
               help="Only these rules (codes or prefixes, repeatable or comma-separated); overrides config.")
 @click.option("--ignore", "ignore", multiple=True, metavar="CODE",
@@ -148,7 +155,8 @@ def audit(paths, providers, config_path, output, exit_zero, fmt, verbose):
               help="Lowest severity that makes the exit code 1 [default: warning, or fail-on in config].")
 @click.option("-v", "--verbose", is_flag=True,
               help="Also say on stderr why each file was read or skipped, and what a reader did not follow.")
-def check(paths, providers, config_path, output, exit_zero, fmt, select, ignore, fail_on, verbose):
+def check(paths, providers, config_path, output, exit_zero, fmt, quiet, stats, color, select, ignore, fail_on,
+          verbose):
     """Lint prompt files: each finding as path:line:col: PLxxx message, with what it costs."""
     from promptlint.checks.base import Severity
     from promptlint.lint import run_check
@@ -165,7 +173,7 @@ def check(paths, providers, config_path, output, exit_zero, fmt, select, ignore,
     for error in result.errors:
         click.echo(str(error), err=True)
     nothing = _nothing_found(result, paths)
-    write_check_report(result, fmt, output)
+    write_check_report(result, fmt, output, quiet=quiet, stats=stats, color=color)
     if missing or result.errors or nothing:
         sys.exit(EXIT_ERROR)
     threshold = Severity.parse(fail_on or config.fail_on)

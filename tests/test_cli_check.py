@@ -212,3 +212,47 @@ def test_counts_are_spelled_in_the_singular_where_they_are_one(project):
     audit = invoke(project, "audit", "nope/")
     assert audit.exit_code == 2
     assert "0 prompts in 0 files; 1 path not found." in audit.stdout.splitlines()
+
+
+# ------------------------------------------------------------------ ruff's conventions (issue 13)
+
+def test_output_format_full_shows_the_source_line_a_caret_and_the_fix(project):
+    result = check(project, "time.j2", "--output-format", "full")
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("time.j2:1:15: PL001 {{ now }} is request (")
+    source = (project / "time.j2").read_text().splitlines()[0]
+    assert lines[1] == "   1 | " + source
+    assert lines[2] == " " * 7 + " " * 14 + "^" * len("{{ now }}")
+    assert lines[3].startswith("  help: move it after the stable content")
+    assert lines[-1] == "Found 1 finding (1 error): 1 prompt in 1 file."
+    # --format stays an alias of --output-format, and text is concise
+    assert check(project, "time.j2", "--format", "text").stdout == check(project, "time.j2",
+                                                                            "--output-format", "concise").stdout
+
+
+def test_quiet_statistics_and_json_lines(project):
+    quiet = check(project, ".", "-q")
+    assert quiet.exit_code == 1
+    assert [l.split(": ")[1].split(" ")[0] for l in quiet.stdout.splitlines()] == ["PL001", "PL001", "PL001"]
+    stats = check(project, ".", "--statistics")
+    assert stats.stdout == "3\tPL001\tvolatile-before-stable\n" \
+                           "Found 3 findings (1 error, 1 warning, 1 info): 4 prompts in 4 files.\n"
+    assert stats.exit_code == 1
+    rows = [json.loads(l) for l in check(project, ".", "--output-format", "json-lines").stdout.splitlines()]
+    assert [(r["code"], r["location"]["path"], r["location"]["line"]) for r in rows] == [
+        ("PL001", "date.j2", 1), ("PL001", "time.j2", 1), ("PL001", "user.j2", 1)]
+
+
+@pytest.mark.parametrize("flag, env, coloured", [
+    ("auto", {}, False), ("always", {}, True), ("never", {"FORCE_COLOR": "1"}, False),
+    ("auto", {"FORCE_COLOR": "1"}, True), ("auto", {"FORCE_COLOR": "1", "NO_COLOR": "1"}, False),
+])
+def test_colour_by_flag_and_by_environment(project, monkeypatch, flag, env, coloured):
+    for name in ("FORCE_COLOR", "NO_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    result = check(project, "time.j2", "--color", flag)
+    assert ("\x1b[" in result.stdout) is coloured
+    assert result.stdout.splitlines()[0].replace("\x1b[0m", "").replace("\x1b[1m", "").replace(
+        "\x1b[1;31m", "").startswith("time.j2:1:15: PL001 {{ now }} is request (")

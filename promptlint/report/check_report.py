@@ -29,6 +29,37 @@ def line(f) -> str:
     return f"{f.path}:{row}:{col}: {f.rule} {f.message}{_cost(f)}"
 
 
+def full(f) -> str:
+    """`--output-format full`: the concise line, the source line with a caret
+    under the span (as ruff's full output shows it), the fix hint."""
+    out = [line(f)]
+    row, col = f.line_col
+    lines = f.span.file.text.splitlines()
+    if 0 < row <= len(lines):
+        source = lines[row - 1].expandtabs(1)
+        end_row, end_col = f.span.end_line_col
+        width = max(1, (end_col if end_row == row else len(source) + 1) - col)
+        gutter = f"{row:>4} | "
+        out += [gutter + source, " " * (len(gutter) + col - 1) + "^" * min(width, max(1, len(source) - col + 2))]
+    if f.fix:
+        safety = " (fixable with --unsafe-fixes)" if f.edits and f.unsafe else " (fixable)" if f.edits else ""
+        out.append(f"  help: {f.fix}{safety}")
+    return "\n".join(out) + "\n"
+
+
+def statistics(result) -> str:
+    """`--statistics`: findings per rule, most first (ruff's layout: count, code, name)."""
+    from collections import Counter
+
+    rules = catalogue.load()
+    counts = Counter(f.rule for f in result.findings)
+    fixable = Counter(f.rule for f in result.findings if f.edits and not f.unsafe)
+    rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    width = max((len(f"{n}") for _, n in rows), default=1)
+    return "".join(f"{n:>{width}}\t{code}\t{'[*] ' if fixable[code] else ''}"
+                   f"{rules[code].name if code in rules else ''}\n" for code, n in rows)
+
+
 def summary(result) -> str:
     """The last line: findings by severity, then what went wrong (input
     errors, missing paths, files a reader stopped in); "All checks passed"
@@ -104,8 +135,37 @@ def resolve_format(fmt: str, output: Path | None, environ=None, stream=None) -> 
     return "rich" if stream.isatty() else "text"
 
 
-def write_check_report(result, fmt: str, output: Path | None) -> None:
-    fmt = resolve_format(fmt, output)
+def color_wanted(color: str, environ=None, stream=None) -> bool:
+    """--color auto|always|never; auto follows NO_COLOR (any value: off) and
+    FORCE_COLOR (any non-empty value: on), then whether stdout is a terminal."""
+    environ = os.environ if environ is None else environ
+    stream = sys.stdout if stream is None else stream
+    if color != "auto":
+        return color == "always"
+    if environ.get("NO_COLOR") is not None and environ.get("NO_COLOR") != "":
+        return False
+    if environ.get("FORCE_COLOR"):
+        return True
+    return stream.isatty()
+
+
+def write_check_report(result, fmt: str, output: Path | None, quiet: bool = False, stats: bool = False,
+                       color: str = "auto") -> None:
+    """`quiet`: the findings only, no summary line; `stats`: counts per rule
+    instead of the findings (ruff's --statistics)."""
+    fmt = {"text": "concise"}.get(fmt, fmt)
+    if fmt == "auto":
+        fmt = resolve_format(fmt, output)
+        fmt = {"text": "concise"}.get(fmt, fmt)
+        if fmt in ("concise", "rich") and output is None:
+            fmt = "rich" if color_wanted(color) else "concise"
+    elif fmt == "concise" and output is None and color == "always":
+        fmt = "rich"
+    tail = "" if quiet else summary(result) + "\n"
+    if stats and fmt in ("concise", "full", "rich"):
+        text = statistics(result) + tail
+        _emit(text, output)
+        return
     if fmt == "json":
         text = json.dumps(to_json(result), indent=2, ensure_ascii=False) + "\n"
     elif fmt == "sarif":
@@ -122,7 +182,8 @@ def write_check_report(result, fmt: str, output: Path | None) -> None:
         from rich.console import Console
         from rich.text import Text
 
-        console = Console(highlight=False)
+        console = Console(highlight=False, soft_wrap=True, force_terminal=True if color == "always" else None,
+                          no_color=color == "never")
         for f in result.findings:
             row, col = f.line_col
             t = Text(f"{f.path}:{row}:{col}: ", style="bold")
@@ -130,10 +191,19 @@ def write_check_report(result, fmt: str, output: Path | None) -> None:
             t.append(f" {f.message}")
             t.append(_cost(f), style="dim")
             console.print(t)
-        console.print(Text(summary(result), style="bold"))
+        if tail:
+            console.print(Text(tail.rstrip("\n"), style="bold"))
         return
+    elif fmt == "json-lines":
+        text = "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in to_json(result)["findings"])
+    elif fmt == "full":
+        text = "".join(full(f) + "\n" for f in result.findings) + tail
     else:
-        text = "".join(line(f) + "\n" for f in result.findings) + summary(result) + "\n"
+        text = "".join(line(f) + "\n" for f in result.findings) + tail
+    _emit(text, output)
+
+
+def _emit(text: str, output: Path | None) -> None:
     if output is not None:
         atomic_write(output, text)
     else:
