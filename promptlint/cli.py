@@ -143,6 +143,8 @@ def audit(paths, providers, config_path, output, exit_zero, fmt, verbose):
                    "fix; json-lines is one finding per line; sarif is SARIF 2.1.0 for code scanning; github also "
                    "appends a job summary to $GITHUB_STEP_SUMMARY. text is concise.")
 @click.option("-q", "--quiet", is_flag=True, help="Print the findings only, without the summary line.")
+@click.option("--show-info", is_flag=True,
+              help="List info findings too (they are always counted; --fail-on info lists them as well).")
 @click.option("--statistics", "stats", is_flag=True, help="Print the number of findings per rule instead of each.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Colour the terminal output; auto follows NO_COLOR and FORCE_COLOR, then whether stdout "
@@ -155,8 +157,8 @@ def audit(paths, providers, config_path, output, exit_zero, fmt, verbose):
               help="Lowest severity that makes the exit code 1 [default: warning, or fail-on in config].")
 @click.option("-v", "--verbose", is_flag=True,
               help="Also say on stderr why each file was read or skipped, and what a reader did not follow.")
-def check(paths, providers, config_path, output, exit_zero, fmt, quiet, stats, color, select, ignore, fail_on,
-          verbose):
+def check(paths, providers, config_path, output, exit_zero, fmt, quiet, show_info, stats, color, select, ignore,
+          fail_on, verbose):
     """Lint prompt files: each finding as path:line:col: PLxxx message, with what it costs."""
     from promptlint.checks.base import Severity
     from promptlint.lint import run_check
@@ -173,10 +175,11 @@ def check(paths, providers, config_path, output, exit_zero, fmt, quiet, stats, c
     for error in result.errors:
         click.echo(str(error), err=True)
     nothing = _nothing_found(result, paths)
-    write_check_report(result, fmt, output, quiet=quiet, stats=stats, color=color)
+    threshold = Severity.parse(fail_on or config.fail_on)
+    write_check_report(result, fmt, output, quiet=quiet, stats=stats, color=color,
+                       show_info=show_info or threshold.label == "info")
     if missing or result.errors or nothing:
         sys.exit(EXIT_ERROR)
-    threshold = Severity.parse(fail_on or config.fail_on)
     if not exit_zero and any(f.severity >= threshold for f in result.findings):
         sys.exit(EXIT_FINDINGS)
     sys.exit(EXIT_CLEAN)

@@ -26,7 +26,7 @@ def codes(result):
 
 
 def test_findings_lines_and_exit_code(project):
-    result = check(project, ".")
+    result = check(project, ".", "--show-info")
     lines = result.stdout.splitlines()
     assert lines[0].startswith("date.j2:1:10: PL001 {{ today }} is day (")
     assert lines[1].startswith("time.j2:1:15: PL001 {{ now }} is request (")
@@ -34,6 +34,12 @@ def test_findings_lines_and_exit_code(project):
     assert lines[2].startswith("user.j2:1:7: PL001 {{ user_name }} is user (")
     assert lines[3] == "Found 3 findings (1 error, 1 warning, 1 info): 4 prompts in 4 files."
     assert result.exit_code == 1
+    # by default info findings are counted, not listed; --fail-on info lists them
+    plain = check(project, ".")
+    assert [l.split(":")[0] for l in plain.stdout.splitlines()[:-1]] == ["time.j2", "user.j2"]
+    assert plain.stdout.splitlines()[-1] == ("Found 3 findings (1 error, 1 warning, 1 info): 4 prompts in 4 files; "
+                                             "1 info not listed (--show-info).")
+    assert check(project, ".", "--fail-on", "info").stdout == result.stdout
 
 
 def test_fail_on_error_ignores_warnings(project):
@@ -61,7 +67,7 @@ def test_per_file_ignores(project):
     (project / "promptlint.toml").write_text('providers = ["openai/gpt-4.1"]\n'
                                               '[models."openai/gpt-4.1"]\nmin_tokens = 64\n'
                                               '[per-file-ignores]\n"time.j2" = ["PL001"]\n"user*.j2" = ["PL00"]\n')
-    result = check(project, ".")
+    result = check(project, ".", "--show-info")
     assert [l.split(":")[0] for l in result.stdout.splitlines()[:-1]] == ["date.j2"]
 
 
@@ -233,8 +239,8 @@ def test_output_format_full_shows_the_source_line_a_caret_and_the_fix(project):
 def test_quiet_statistics_and_json_lines(project):
     quiet = check(project, ".", "-q")
     assert quiet.exit_code == 1
-    assert [l.split(": ")[1].split(" ")[0] for l in quiet.stdout.splitlines()] == ["PL001", "PL001", "PL001"]
-    stats = check(project, ".", "--statistics")
+    assert [l.split(":")[0] for l in quiet.stdout.splitlines()] == ["time.j2", "user.j2"]
+    stats = check(project, ".", "--statistics", "--show-info")
     assert stats.stdout == "3\tPL001\tvolatile-before-stable\n" \
                            "Found 3 findings (1 error, 1 warning, 1 info): 4 prompts in 4 files.\n"
     assert stats.exit_code == 1

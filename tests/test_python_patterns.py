@@ -159,7 +159,7 @@ def _long_agent_function(assignments: int) -> str:
 
 def test_a_long_function_is_read_in_linear_time(tmp_path):
     (tmp_path / "agent.py").write_text(_long_agent_function(180))
-    result = invoke(tmp_path, "check", "--select", "PL001,PL008", "agent.py")
+    result = invoke(tmp_path, "check", "--select", "PL001,PL008", "--show-info", "agent.py")
     assert result.exit_code == 0, result.stderr  # only an info finding: flags are undeclared input
     assert result.stderr == ""
     assert result.stdout.startswith("agent.py:10:26: PL008 input flags.f0 has no evidence")

@@ -264,7 +264,7 @@ def test_auto_is_github_in_actions_and_appends_the_summary(project, monkeypatch)
 
 def test_auto_outside_actions(project, monkeypatch):
     monkeypatch.setenv("GITHUB_ACTIONS", "false")
-    assert check(project, ".").stdout.startswith("date.j2:1:10: PL001 ")
+    assert check(project, ".", "--show-info").stdout.startswith("date.j2:1:10: PL001 ")
 
     class Tty:
         def isatty(self):

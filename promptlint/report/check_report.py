@@ -60,7 +60,7 @@ def statistics(result) -> str:
                    f"{rules[code].name if code in rules else ''}\n" for code, n in rows)
 
 
-def summary(result) -> str:
+def summary(result, hidden: bool = False) -> str:
     """The last line: findings by severity, then what went wrong (input
     errors, missing paths, files a reader stopped in); "All checks passed"
     only when prompt files were read and nothing went wrong."""
@@ -84,6 +84,8 @@ def summary(result) -> str:
         head = f"No findings: {where}{suppressed}"
     else:
         head = f"All checks passed: {where}{suppressed}"
+    if hidden and counts["info"]:
+        trouble.insert(0, f"{counts['info']:,} info not listed (--show-info)")
     return "; ".join([head, *trouble]) + "."
 
 
@@ -150,9 +152,11 @@ def color_wanted(color: str, environ=None, stream=None) -> bool:
 
 
 def write_check_report(result, fmt: str, output: Path | None, quiet: bool = False, stats: bool = False,
-                       color: str = "auto") -> None:
+                       color: str = "auto", show_info: bool = True) -> None:
     """`quiet`: the findings only, no summary line; `stats`: counts per rule
-    instead of the findings (ruff's --statistics)."""
+    instead of the findings (ruff's --statistics); `show_info`: list info
+    findings in the text formats (they are always counted, and always in
+    json, json-lines, sarif and github)."""
     fmt = {"text": "concise"}.get(fmt, fmt)
     if fmt == "auto":
         fmt = resolve_format(fmt, output)
@@ -161,7 +165,8 @@ def write_check_report(result, fmt: str, output: Path | None, quiet: bool = Fals
             fmt = "rich" if color_wanted(color) else "concise"
     elif fmt == "concise" and output is None and color == "always":
         fmt = "rich"
-    tail = "" if quiet else summary(result) + "\n"
+    tail = "" if quiet else summary(result, hidden=not show_info) + "\n"
+    shown = [f for f in result.findings if show_info or f.severity.label != "info"]
     if stats and fmt in ("concise", "full", "rich"):
         text = statistics(result) + tail
         _emit(text, output)
@@ -184,7 +189,7 @@ def write_check_report(result, fmt: str, output: Path | None, quiet: bool = Fals
 
         console = Console(highlight=False, soft_wrap=True, force_terminal=True if color == "always" else None,
                           no_color=color == "never")
-        for f in result.findings:
+        for f in shown:
             row, col = f.line_col
             t = Text(f"{f.path}:{row}:{col}: ", style="bold")
             t.append(f.rule, style=STYLE[f.severity.label])
@@ -197,9 +202,9 @@ def write_check_report(result, fmt: str, output: Path | None, quiet: bool = Fals
     elif fmt == "json-lines":
         text = "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in to_json(result)["findings"])
     elif fmt == "full":
-        text = "".join(full(f) + "\n" for f in result.findings) + tail
+        text = "".join(full(f) + "\n" for f in shown) + tail
     else:
-        text = "".join(line(f) + "\n" for f in result.findings) + tail
+        text = "".join(line(f) + "\n" for f in shown) + tail
     _emit(text, output)
 
 
