@@ -145,6 +145,8 @@ def audit(paths, providers, config_path, output, exit_zero, fmt, verbose):
 @click.option("-q", "--quiet", is_flag=True, help="Print the findings only, without the summary line.")
 @click.option("--show-info", is_flag=True,
               help="List info findings too (they are always counted; --fail-on info lists them as well).")
+@click.option("--show-fixes", is_flag=True,
+              help="Mark findings `promptlint fix` can fix ([*] safe, [unsafe fix] with --unsafe-fixes) and count them.")
 @click.option("--statistics", "stats", is_flag=True, help="Print the number of findings per rule instead of each.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Colour the terminal output; auto follows NO_COLOR and FORCE_COLOR, then whether stdout "
@@ -157,8 +159,8 @@ def audit(paths, providers, config_path, output, exit_zero, fmt, verbose):
               help="Lowest severity that makes the exit code 1 [default: warning, or fail-on in config].")
 @click.option("-v", "--verbose", is_flag=True,
               help="Also say on stderr why each file was read or skipped, and what a reader did not follow.")
-def check(paths, providers, config_path, output, exit_zero, fmt, quiet, show_info, stats, color, select, ignore,
-          fail_on, verbose):
+def check(paths, providers, config_path, output, exit_zero, fmt, quiet, show_info, show_fixes, stats, color, select,
+          ignore, fail_on, verbose):
     """Lint prompt files: each finding as path:line:col: PLxxx message, with what it costs."""
     from promptlint.checks.base import Severity
     from promptlint.lint import run_check
@@ -177,7 +179,7 @@ def check(paths, providers, config_path, output, exit_zero, fmt, quiet, show_inf
     nothing = _nothing_found(result, paths)
     threshold = Severity.parse(fail_on or config.fail_on)
     write_check_report(result, fmt, output, quiet=quiet, stats=stats, color=color,
-                       show_info=show_info or threshold.label == "info")
+                       show_info=show_info or threshold.label == "info", show_fixes=show_fixes)
     if missing or result.errors or nothing:
         sys.exit(EXIT_ERROR)
     if not exit_zero and any(f.severity >= threshold for f in result.findings):
@@ -201,7 +203,10 @@ def fix(paths, providers, config_path, show_diff, unsafe_fixes, select, ignore):
     results = [run_fix(p, c, m, unsafe=unsafe_fixes, write=not show_diff, select=select or None, ignore=ignore)
                for c, m, p in groups]
     changed = errors = remaining = fixed = 0
+    gated: dict[str, int] = {}
     for result in results:
+        for key, n in result.gated(unsafe_fixes).items():
+            gated[key] = gated.get(key, 0) + n
         for error in result.check.errors:
             click.echo(str(error), err=True)
         errors += len(result.check.errors)
@@ -226,6 +231,8 @@ def fix(paths, providers, config_path, show_diff, unsafe_fixes, select, ignore):
     from promptlint.report.words import plural, problems
 
     trouble = "".join(f"; {p}" for p in problems(errors, missing))
+    if gated:  # fixes that exist but this run may not apply: say what enables each
+        trouble = " (" + ", ".join(f"{n:,} fixable with {key}" for key, n in sorted(gated.items())) + ")" + trouble
     if show_diff:  # nothing written, nothing re-checked: what is left after is not known yet
         click.echo(f"Would fix {plural(fixed, 'finding')} in {plural(changed, 'file')}; "
                    f"{remaining:,} would not be fixed{trouble}.")

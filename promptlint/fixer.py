@@ -57,9 +57,25 @@ class FixResult:
 
     @staticmethod
     def why_not(finding: Finding, unsafe: bool) -> str:
+        if finding.gated == "timestamp-precision":
+            return (f"a safe fix exists once the day is precise enough: set {GATES['timestamp-precision']} "
+                    f"(the text then changes once a day); otherwise {finding.fix}")
         if finding.edits and finding.unsafe and not unsafe:
             return f"its fix may change what the prompt says (--unsafe-fixes applies it): {finding.fix}"
         return f"no automatic fix; {finding.fix}"
+
+    def gated(self, unsafe: bool) -> dict[str, int]:
+        """Findings left for want of a flag or a setting, by what enables their fix."""
+        out: dict[str, int] = {}
+        for f in self.unfixable(unsafe):
+            key = GATES[f.gated] if f.gated else "--unsafe-fixes" if f.edits and f.unsafe else None
+            if key:
+                out[key] = out.get(key, 0) + 1
+        return out
+
+
+# What enables a fix a run does not apply, as the user writes it.
+GATES = {"timestamp-precision": '[tool.promptlint.fix] timestamp-precision = "day"'}
 
 
 def _apply(text: str, findings: list[Finding]) -> tuple[str, list[Finding]]:

@@ -262,3 +262,34 @@ def test_colour_by_flag_and_by_environment(project, monkeypatch, flag, env, colo
     assert ("\x1b[" in result.stdout) is coloured
     assert result.stdout.splitlines()[0].replace("\x1b[0m", "").replace("\x1b[1m", "").replace(
         "\x1b[1;31m", "").startswith("time.j2:1:15: PL001 {{ now }} is request (")
+
+
+# ------------------------------------------------------------------ fix guidance (issue 13)
+
+def _clock_template(root):
+    stable = " ".join(["Follow the support policy carefully and answer in a friendly tone."] * 40)
+    (root / "clock.j2").write_text("Today is {{ now().strftime('%Y-%m-%d %H:%M') }}.\n" + stable + "\n")
+
+
+def test_fix_says_which_setting_enables_a_gated_fix(tmp_path):
+    _clock_template(tmp_path)
+    result = invoke(tmp_path, "fix", "--diff", "clock.j2")
+    assert result.exit_code == 1
+    assert result.stdout == ('Would fix 0 findings in 0 files; 1 would not be fixed (1 fixable with '
+                             '[tool.promptlint.fix] timestamp-precision = "day").\n')
+    assert result.stderr.startswith('clock.j2:1:10: PL001 left as is: a safe fix exists once the day is precise '
+                                    'enough: set [tool.promptlint.fix] timestamp-precision = "day"')
+    # with the setting, the same finding is fixed
+    (tmp_path / "promptlint.toml").write_text('[fix]\ntimestamp-precision = "day"\n')
+    fixed = invoke(tmp_path, "fix", "clock.j2")
+    assert fixed.stdout.splitlines()[0] == "clock.j2: fixed 1 (PL001)"
+    assert (tmp_path / "clock.j2").read_text().startswith("Today is {{ now().strftime('%Y-%m-%d') }}.")
+
+
+def test_show_fixes_marks_safe_and_unsafe_fixes_and_counts_them(tmp_path):
+    (tmp_path / "promptlint.toml").write_text('[fix]\ntimestamp-precision = "day"\n')
+    _clock_template(tmp_path)
+    result = check(tmp_path, "clock.j2", "--show-fixes")
+    assert result.stdout.startswith("clock.j2:1:10: PL001 [*] ")
+    assert result.stdout.splitlines()[-1].endswith("; 1 fixable with `promptlint fix`.")
+    assert "[*]" not in check(tmp_path, "clock.j2").stdout

@@ -51,6 +51,7 @@ class Finding:
     prompt: str | None = None  # prompt name, for files holding several
     edits: tuple[Edit, ...] = ()  # what `promptlint fix` applies
     unsafe: bool = False  # the edits may change what the prompt says; only with --unsafe-fixes
+    gated: str | None = None  # the setting that would give this finding a safe fix ("timestamp-precision")
 
     @property
     def path(self) -> str:

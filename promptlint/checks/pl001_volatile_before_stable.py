@@ -65,9 +65,11 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                            f"[tool.promptlint.traffic])")
                 usd += turn_usd
                 tokens = max(tokens, round(chat.lost_per_turn))
-            edits, unsafe = source_edits(slot), False
+            edits, unsafe, gated = source_edits(slot), False, None
             if not edits:
                 edits = precision_edits(slot, getattr(ctx.config, "timestamp_precision", None))
+                if not edits and precision_edits(slot, "day"):
+                    gated = "timestamp-precision"  # a safe fix once the config says the day is enough
             if not edits:
                 edits, unsafe = move_edits(ctx, slot), True
             yield Finding(
@@ -76,5 +78,5 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 slot.span, tokens=tokens, usd_per_month=usd, model=model,
                 fix=describe(slot) or "move it after the stable content (the end of the last user message), "
                     "or declare its real volatility in [tool.promptlint.variables]",
-                edits=edits, unsafe=unsafe,
+                edits=edits, unsafe=unsafe, gated=gated,
             )

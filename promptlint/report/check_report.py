@@ -24,15 +24,33 @@ def _cost(f) -> str:
     return f" ({f.tokens:,} tokens{money})"
 
 
-def line(f) -> str:
+def line(f, show_fixes: bool = False) -> str:
+    """`path:line:col: PLxxx message (cost)`; with `show_fixes`, `[*]` after the
+    code where `promptlint fix` has a safe fix and `[unsafe fix]` where only
+    --unsafe-fixes applies one (ruff marks fixable findings the same way)."""
     row, col = f.line_col
-    return f"{f.path}:{row}:{col}: {f.rule} {f.message}{_cost(f)}"
+    return f"{f.path}:{row}:{col}: {f.rule}{fix_mark(f) if show_fixes else ''} {f.message}{_cost(f)}"
+
+
+def fix_mark(f) -> str:
+    if not f.edits:
+        return ""
+    return " [unsafe fix]" if f.unsafe else " [*]"
+
+
+def _fixable(result) -> str | None:
+    safe = sum(1 for f in result.findings if f.edits and not f.unsafe)
+    unsafe = sum(1 for f in result.findings if f.edits and f.unsafe)
+    if not safe and not unsafe:
+        return None
+    more = f" ({unsafe:,} more with --unsafe-fixes)" if unsafe else ""
+    return f"{safe:,} fixable with `promptlint fix`{more}"
 
 
 def full(f) -> str:
     """`--output-format full`: the concise line, the source line with a caret
     under the span (as ruff's full output shows it), the fix hint."""
-    out = [line(f)]
+    out = [line(f, show_fixes=True)]
     row, col = f.line_col
     lines = f.span.file.text.splitlines()
     if 0 < row <= len(lines):
@@ -60,7 +78,7 @@ def statistics(result) -> str:
                    f"{rules[code].name if code in rules else ''}\n" for code, n in rows)
 
 
-def summary(result, hidden: bool = False) -> str:
+def summary(result, hidden: bool = False, fixes: bool = False) -> str:
     """The last line: findings by severity, then what went wrong (input
     errors, missing paths, files a reader stopped in); "All checks passed"
     only when prompt files were read and nothing went wrong."""
@@ -86,6 +104,8 @@ def summary(result, hidden: bool = False) -> str:
         head = f"All checks passed: {where}{suppressed}"
     if hidden and counts["info"]:
         trouble.insert(0, f"{counts['info']:,} info not listed (--show-info)")
+    if fixes and _fixable(result):
+        trouble.insert(0, _fixable(result))
     return "; ".join([head, *trouble]) + "."
 
 
@@ -152,7 +172,7 @@ def color_wanted(color: str, environ=None, stream=None) -> bool:
 
 
 def write_check_report(result, fmt: str, output: Path | None, quiet: bool = False, stats: bool = False,
-                       color: str = "auto", show_info: bool = True) -> None:
+                       color: str = "auto", show_info: bool = True, show_fixes: bool = False) -> None:
     """`quiet`: the findings only, no summary line; `stats`: counts per rule
     instead of the findings (ruff's --statistics); `show_info`: list info
     findings in the text formats (they are always counted, and always in
@@ -165,7 +185,7 @@ def write_check_report(result, fmt: str, output: Path | None, quiet: bool = Fals
             fmt = "rich" if color_wanted(color) else "concise"
     elif fmt == "concise" and output is None and color == "always":
         fmt = "rich"
-    tail = "" if quiet else summary(result, hidden=not show_info) + "\n"
+    tail = "" if quiet else summary(result, hidden=not show_info, fixes=show_fixes) + "\n"
     shown = [f for f in result.findings if show_info or f.severity.label != "info"]
     if stats and fmt in ("concise", "full", "rich"):
         text = statistics(result) + tail
@@ -193,6 +213,8 @@ def write_check_report(result, fmt: str, output: Path | None, quiet: bool = Fals
             row, col = f.line_col
             t = Text(f"{f.path}:{row}:{col}: ", style="bold")
             t.append(f.rule, style=STYLE[f.severity.label])
+            if show_fixes:
+                t.append(fix_mark(f), style="bold")
             t.append(f" {f.message}")
             t.append(_cost(f), style="dim")
             console.print(t)
@@ -204,7 +226,7 @@ def write_check_report(result, fmt: str, output: Path | None, quiet: bool = Fals
     elif fmt == "full":
         text = "".join(full(f) + "\n" for f in shown) + tail
     else:
-        text = "".join(line(f) + "\n" for f in shown) + tail
+        text = "".join(line(f, show_fixes) + "\n" for f in shown) + tail
     _emit(text, output)
 
 
