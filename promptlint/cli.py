@@ -305,16 +305,28 @@ def rules_cmd(fmt):
 
 @main.command()
 @click.argument("code")
-def explain(code):
+@click.option("--all-examples", is_flag=True, help="Show every example, not one flagged and one clean.")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Render for a terminal (auto: when stdout is one, following NO_COLOR and FORCE_COLOR); "
+                   "plain Markdown otherwise.")
+def explain(code, all_examples, color):
     """Print a rule's documentation (by code, e.g. PL001, or name)."""
     from promptlint import catalogue
+    from promptlint.report.check_report import color_wanted
     from promptlint.report.rule_docs import rule_markdown
 
     rule = catalogue.by_code_or_name(code)
     if rule is None:
         click.echo(f"error: no rule {code!r}; see `promptlint rules`", err=True)
         sys.exit(EXIT_ERROR)
-    click.echo(rule_markdown(rule), nl=False)
+    text = rule_markdown(rule, examples=None if all_examples else 1)
+    if not color_wanted(color):
+        click.echo(text, nl=False)
+        return
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    Console(force_terminal=True if color == "always" else None, no_color=color == "never").print(Markdown(text))
 
 
 PROGRESS_MIN_FILES = 25  # below this a run is over before a bar would help

@@ -293,3 +293,22 @@ def test_show_fixes_marks_safe_and_unsafe_fixes_and_counts_them(tmp_path):
     assert result.stdout.startswith("clock.j2:1:10: PL001 [*] ")
     assert result.stdout.splitlines()[-1].endswith("; 1 fixable with `promptlint fix`.")
     assert "[*]" not in check(tmp_path, "clock.j2").stdout
+
+
+def test_explain_shows_one_example_of_each_kind_and_renders_for_a_terminal():
+    from promptlint import catalogue
+    from promptlint.report.rule_docs import rule_markdown
+
+    runner = CliRunner()
+    rule = catalogue.by_code_or_name("PL001")
+    bad = sum(e.kind == "bad" for e in rule.examples)
+    good = sum(e.kind == "good" for e in rule.examples)
+    piped = runner.invoke(main, ["explain", "PL001"]).stdout
+    assert piped.count("\n```\n") <= 4  # one flagged (and its fixed form) and one clean example
+    assert bad > 2 and good > 2
+    assert f"*{bad - 1} more examples: `promptlint explain PL001 --all-examples`.*" in piped
+    assert f"*{good - 1} more examples: `promptlint explain PL001 --all-examples`.*" in piped
+    # --all-examples is the rule's whole section of docs/rules.md
+    assert runner.invoke(main, ["explain", "PL001", "--all-examples"]).stdout == rule_markdown(rule)
+    coloured = runner.invoke(main, ["explain", "PL001", "--color", "always"]).stdout
+    assert "\x1b[" in coloured and "```" not in coloured and "PL001 volatile-before-stable" in coloured

@@ -16,7 +16,9 @@ def _lang(file: str) -> str:
     return "text"
 
 
-def rule_markdown(rule, level: int = 1) -> str:
+def rule_markdown(rule, level: int = 1, examples: int | None = None) -> str:
+    """The rule's documentation; `examples`: at most this many flagged and
+    this many clean examples (None: all, as docs/rules.md has them)."""
     h = "#" * level
     out = [f"{h} {rule.id} {rule.name}", "", f"*{rule.summary}.* Default severity: **{rule.severity.label}**.", "",
            f"{h}# What it finds", "", rule.what, "", f"{h}# Why it costs", "", rule.why, ""]
@@ -24,17 +26,21 @@ def rule_markdown(rule, level: int = 1) -> str:
         out += [f"{h}# Provider facts", ""] + [f"- {fact}" for fact in rule.facts] + [""]
     out += [f"{h}# Fix", "", rule.fix, ""]
     for kind, title in (("bad", "Flagged"), ("good", "Not flagged")):
-        examples = [e for e in rule.examples if e.kind == kind]
-        if not examples:
+        chosen = [e for e in rule.examples if e.kind == kind]
+        if not chosen:
             continue
         out += [f"{h}# {title}", ""]
-        for e in examples:
+        left = chosen[examples:] if examples is not None else []
+        for e in chosen[:examples] if examples is not None else chosen:
             where = ", ".join(f"{line}:{col}" for line, col in e.findings)
             head = f"`{e.file}`" + (f", finding at {where}" if where else "")
             out += [head + (f" ({e.note})" if e.note else ""), "", f"```{_lang(e.file)}", e.code.rstrip("\n"), "```", ""]
             if e.fixed is not None:
                 how = "`promptlint fix --unsafe-fixes`" if e.unsafe_fix else "`promptlint fix`"
                 out += [f"After {how}:", "", f"```{_lang(e.file)}", e.fixed.rstrip("\n"), "```", ""]
+        if left:
+            out += [f"*{len(left)} more {'example' if len(left) == 1 else 'examples'}: "
+                    f"`promptlint explain {rule.id} --all-examples`.*", ""]
     return "\n".join(out)
 
 
