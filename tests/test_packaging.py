@@ -40,10 +40,12 @@ def test_wheel_ships_the_catalogue_and_the_provider_table(tmp_path):
 
 def test_every_install_command_in_the_docs_names_this_project():
     """No `pip install promptlint` (another project's name on the index): the
-    README, the action and CI install from the tree or as promptlint-cache."""
+    README, the action, CI and the tool's own messages install from the tree
+    or as promptlint-cache."""
     import re
 
-    for rel in ("README.md", "action.yml", ".ci/run", "bench/README.md"):
+    sources = [str(p.relative_to(ROOT)) for p in (ROOT / "promptlint").rglob("*.py")]
+    for rel in ("README.md", "action.yml", ".ci/run", "bench/README.md", *sources):
         text = (ROOT / rel).read_text()
         for args in re.findall(r"pip install([^\n`&;|]*)", text):
             names = [a.strip("'\"") for a in args.split()]

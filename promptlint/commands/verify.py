@@ -144,11 +144,14 @@ def verify(paths, config_path, requests_file, usage_log, engine_kind, base_url, 
                   timeout, retries, metrics_url, block_size, max_new_tokens, fmt, output)
         return
     block_size = block_size or 16
+    from promptlint.verify.progress import ReplayProgress, quiet_third_parties
+
+    quiet_third_parties()  # before transformers is imported: it reads its verbosity then
     try:
         import torch  # noqa: F401
         import transformers  # noqa: F401
     except ImportError:
-        _fail("verify needs the verify extra: pip install 'promptlint[verify]'")
+        _fail("verify needs the verify extra: pip install 'promptlint-cache[verify]' (or '.[verify]' in a checkout)")
     from promptlint.verify.engine import Engine
     from promptlint.verify.models import ModelError, load
     from promptlint.verify.replay import replay
@@ -162,7 +165,11 @@ def verify(paths, config_path, requests_file, usage_log, engine_kind, base_url, 
         _fail(str(exc))
     engine = Engine(loaded, block_size, cache_blocks)
     engine.warm_up()
-    results = replay(engine, groups, cold_samples)
+    progress = ReplayProgress(groups)
+    try:
+        results = replay(engine, groups, cold_samples, on_request=progress)
+    finally:
+        progress.close()
     if speculate:
         from promptlint.verify.speculation_run import measure_all
 
