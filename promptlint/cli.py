@@ -155,12 +155,17 @@ def audit(paths, providers, config_path, output, exit_zero, fmt, verbose):
               help="Only these rules (codes or prefixes, repeatable or comma-separated); overrides config.")
 @click.option("--ignore", "ignore", multiple=True, metavar="CODE",
               help="Skip these rules (codes or prefixes), on top of config.")
+@click.option("--baseline", "baseline_path", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
+              help="Report only findings not recorded in this baseline (see --write-baseline).")
+@click.option("--write-baseline", "write_baseline", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
+              help="Record today's findings in FILE (by stable fingerprint) and exit 0; later runs with "
+                   "--baseline FILE report only new ones.")
 @click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default=None,
               help="Lowest severity that makes the exit code 1 [default: warning, or fail-on in config].")
 @click.option("-v", "--verbose", is_flag=True,
               help="Also say on stderr why each file was read or skipped, and what a reader did not follow.")
 def check(paths, providers, config_path, output, exit_zero, fmt, quiet, show_info, show_fixes, stats, color, select,
-          ignore, fail_on, verbose):
+          ignore, baseline_path, write_baseline, fail_on, verbose):
     """Lint prompt files: each finding as path:line:col: PLxxx message, with what it costs."""
     from promptlint.checks.base import Severity
     from promptlint.lint import run_check
@@ -177,6 +182,22 @@ def check(paths, providers, config_path, output, exit_zero, fmt, quiet, show_inf
     for error in result.errors:
         click.echo(str(error), err=True)
     nothing = _nothing_found(result, paths)
+    if write_baseline is not None:
+        from promptlint.report import baseline
+
+        n = baseline.write(write_baseline, result.findings)
+        click.echo(f"Wrote {n:,} finding{'s' if n != 1 else ''} to {write_baseline}: `promptlint check "
+                   f"--baseline {write_baseline}` reports only new ones.")
+        sys.exit(EXIT_ERROR if missing or result.errors or nothing else EXIT_CLEAN)
+    if baseline_path is not None:
+        from promptlint.report import baseline
+
+        try:
+            known = baseline.load(baseline_path)
+        except baseline.BaselineError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(EXIT_ERROR)
+        result.findings, result.baselined = baseline.new_only(result.findings, known)
     threshold = Severity.parse(fail_on or config.fail_on)
     write_check_report(result, fmt, output, quiet=quiet, stats=stats, color=color,
                        show_info=show_info or threshold.label == "info", show_fixes=show_fixes)

@@ -27,6 +27,7 @@ class CheckResult:
     rules: list = field(default_factory=list)  # the catalogue rules that were run
     notes: list[str] = field(default_factory=list)  # why each file was read or skipped (-v)
     missing: int = 0  # named paths that do not exist (the command line reports each)
+    baselined: int = 0  # findings left out because --baseline lists them
 
 
 def _matches(code: str, patterns) -> bool:

@@ -312,3 +312,37 @@ def test_explain_shows_one_example_of_each_kind_and_renders_for_a_terminal():
     assert runner.invoke(main, ["explain", "PL001", "--all-examples"]).stdout == rule_markdown(rule)
     coloured = runner.invoke(main, ["explain", "PL001", "--color", "always"]).stdout
     assert "\x1b[" in coloured and "```" not in coloured and "PL001 volatile-before-stable" in coloured
+
+
+# ------------------------------------------------------------------ baselines (issue 13)
+
+def test_baseline_round_trip_reports_only_new_findings(project):
+    written = check(project, ".", "--write-baseline", "baseline.json")
+    assert written.exit_code == 0
+    assert written.stdout == ("Wrote 3 findings to baseline.json: `promptlint check --baseline baseline.json` "
+                              "reports only new ones.\n")
+    data = json.loads((project / "baseline.json").read_text())
+    assert data["version"] == 1 and data["fingerprint"] == "promptlint/v1"
+    assert [(e["path"], e["line"], e["rule"]) for e in data["findings"]] == [
+        ("date.j2", 1, "PL001"), ("time.j2", 1, "PL001"), ("user.j2", 1, "PL001")]
+    same = check(project, ".", "--baseline", "baseline.json")
+    assert same.exit_code == 0
+    assert same.stdout == "All checks passed: 4 prompts in 4 files (3 in the baseline).\n"
+    # unrelated lines above an old finding keep it in the baseline; a new breaker is reported
+    time_j2 = project / "time.j2"
+    time_j2.write_text("A note added on top.\n" + time_j2.read_text())
+    (project / "new.j2").write_text("Request {{ request_id }}. " + STABLE)
+    later = check(project, ".", "--baseline", "baseline.json")
+    assert later.exit_code == 1
+    assert [l.split(" ")[0] for l in later.stdout.splitlines()[:-1]] == ["new.j2:1:9:"]
+    assert later.stdout.splitlines()[-1] == "Found 1 finding (1 error): 5 prompts in 5 files (3 in the baseline)."
+
+
+def test_a_baseline_that_cannot_be_read_is_one_line_and_exit_2(project):
+    missing = check(project, ".", "--baseline", "nope.json")
+    assert missing.exit_code == 2
+    assert missing.stderr == ("error: nope.json: no such baseline file (write one with --write-baseline "
+                              "nope.json)\n")
+    (project / "other.json").write_text('{"findings": []}')
+    other = check(project, ".", "--baseline", "other.json")
+    assert other.exit_code == 2 and other.stderr.startswith("error: other.json: not a promptlint baseline")

@@ -87,7 +87,10 @@ def summary(result, hidden: bool = False, fixes: bool = False) -> str:
     counts = {s: 0 for s in ("error", "warning", "info")}
     for f in result.findings:
         counts[f.severity.label] += 1
-    suppressed = f" ({result.suppressed} suppressed)" if result.suppressed else ""
+    kept_out = [f"{result.suppressed:,} suppressed"] if result.suppressed else []
+    if getattr(result, "baselined", 0):
+        kept_out.append(f"{result.baselined:,} in the baseline")
+    suppressed = f" ({', '.join(kept_out)})" if kept_out else ""
     trouble = problems(len(getattr(result, "errors", ())), getattr(result, "missing", 0),
                        _partly_analysed(result))
     where = scope(result.prompts, result.files)
