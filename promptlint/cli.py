@@ -136,12 +136,14 @@ def audit(paths, providers, config_path, output, exit_zero, fmt, verbose):
 @main.command()
 @_common
 @click.option("--output-format", "--format", "fmt",
-              type=click.Choice(["auto", "concise", "full", "text", "json", "json-lines", "sarif", "github"]),
+              type=click.Choice(["auto", "concise", "full", "text", "json", "json-lines", "sarif", "github", "gitlab",
+                                 "junit"]),
               default="auto", show_default=True,
               help="Output format (--format is an alias): auto is github (workflow commands) inside GitHub "
                    "Actions, else concise, coloured in a terminal; full adds the source line, a caret and the "
                    "fix; json-lines is one finding per line; sarif is SARIF 2.1.0 for code scanning; github also "
-                   "appends a job summary to $GITHUB_STEP_SUMMARY. text is concise.")
+                   "appends a job summary to $GITHUB_STEP_SUMMARY; gitlab is GitLab's Code Quality report; junit is "
+                   "JUnit XML. text is concise.")
 @click.option("-q", "--quiet", is_flag=True, help="Print the findings only, without the summary line.")
 @click.option("--show-info", is_flag=True,
               help="List info findings too (they are always counted; --fail-on info lists them as well).")

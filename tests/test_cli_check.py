@@ -346,3 +346,61 @@ def test_a_baseline_that_cannot_be_read_is_one_line_and_exit_2(project):
     (project / "other.json").write_text('{"findings": []}')
     other = check(project, ".", "--baseline", "other.json")
     assert other.exit_code == 2 and other.stderr.startswith("error: other.json: not a promptlint baseline")
+
+
+# ------------------------------------------------------------------ gitlab and junit (issue 13)
+
+def test_gitlab_code_quality_report(project):
+    import jsonschema
+
+    (project / ".git").mkdir()  # paths are relative to the repository root
+    schema = json.loads((Path(__file__).parent / "data" / "schemas" / "gitlab-codequality.schema.json").read_text())
+    result = check(project, ".", "--output-format", "gitlab")
+    assert result.exit_code == 1
+    issues = json.loads(result.stdout)
+    jsonschema.Draft7Validator(schema).validate(issues)
+    assert [(i["check_name"], i["severity"], i["location"]["path"], i["location"]["lines"]["begin"])
+            for i in issues] == [("PL001 volatile-before-stable", "info", "date.j2", 1),
+                                 ("PL001 volatile-before-stable", "major", "time.j2", 1),
+                                 ("PL001 volatile-before-stable", "minor", "user.j2", 1)]
+    sarif = json.loads(check(project, ".", "--output-format", "sarif").stdout)
+    assert [i["fingerprint"] for i in issues] == [r["partialFingerprints"]["promptlint/v1"]
+                                                   for r in sarif["runs"][0]["results"]]
+
+
+def test_junit_report_has_a_failing_case_per_finding_and_an_error_per_input_error(project):
+    from xml.etree import ElementTree as ET
+
+    (project / ".git").mkdir()
+    (project / "broken.j2").write_text("{% if %}\n")
+    result = check(project, ".", "--output-format", "junit")
+    assert result.exit_code == 2
+    root = ET.fromstring(result.stdout)
+    assert root.tag == "testsuites" and (root.get("tests"), root.get("failures"), root.get("errors")) == ("4", "3", "1")
+    suites = {s.get("name"): s for s in root.findall("testsuite")}
+    assert sorted(suites) == ["broken.j2", "date.j2", "time.j2", "user.j2"]
+    (case,) = suites["time.j2"].findall("testcase")
+    assert case.get("name") == "PL001 at time.j2:1:15" and case.get("line") == "1"
+    failure = case.find("failure")
+    assert failure.get("type") == "error" and failure.get("message").startswith("PL001 {{ now }} is request")
+    (broken,) = suites["broken.j2"].findall("testcase")
+    assert broken.find("error").get("message").startswith("Jinja syntax error")
+
+
+def test_json_findings_carry_the_rule_documentation_url(project):
+    (finding, *_) = json.loads(check(project, ".", "--format", "json").stdout)["findings"]
+    assert finding["url"].endswith("/docs/rules.md#pl001-volatile-before-stable")
+
+
+def test_shell_completion_completes_commands_and_options():
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "COMP_WORDS": "promptlint check --output-f", "COMP_CWORD": "2",
+           "_PROMPTLINT_COMPLETE": "bash_complete"}
+    script = Path(sys.executable).with_name("promptlint")
+    if not script.exists():
+        pytest.skip("the promptlint console script is not beside this interpreter")
+    proc = subprocess.run([str(script)], env=env, capture_output=True, text=True, timeout=60)
+    assert "plain,--output-format" in proc.stdout.splitlines()

@@ -120,6 +120,8 @@ def _partly_analysed(result) -> int:
 
 
 def to_json(result) -> dict:
+    from promptlint.report.sarif import rule_help_uri
+
     rules = catalogue.load()
     findings = []
     for f in result.findings:
@@ -128,6 +130,7 @@ def to_json(result) -> dict:
         findings.append({
             "code": f.rule,
             "name": rules[f.rule].name if f.rule in rules else None,
+            "url": rule_help_uri(rules[f.rule]) if f.rule in rules else None,
             "severity": f.severity.label,
             "message": f.message,
             "location": {"path": f.path, "line": line_no, "column": col, "end_line": end_line, "end_column": end_col},
@@ -224,6 +227,10 @@ def write_check_report(result, fmt: str, output: Path | None, quiet: bool = Fals
         if tail:
             console.print(Text(tail.rstrip("\n"), style="bold"))
         return
+    elif fmt in ("gitlab", "junit"):
+        from promptlint.report import ci_formats
+
+        text = ci_formats.to_gitlab(result) if fmt == "gitlab" else ci_formats.to_junit(result)
     elif fmt == "json-lines":
         text = "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in to_json(result)["findings"])
     elif fmt == "full":
