@@ -110,7 +110,7 @@ def test_cli_verbose_names_the_skipped_files():
     result = invoke(DATA, "check", "-v", "docs/how-to.md", "prompts/planner.yaml")
     assert result.exit_code == 1
     assert "note: docs/how-to.md: skipped (in a documentation folder" in result.stderr
-    assert "prompts/planner.yaml:7:5: PL001 {{ task }} is request" in result.stdout
+    assert "prompts/planner.yaml:7:5: PL001 {{ task }} changes per request" in result.stdout
 
 
 def test_conversation_in_the_audit_json_follows_its_formula():

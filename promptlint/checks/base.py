@@ -52,6 +52,7 @@ class Finding:
     edits: tuple[Edit, ...] = ()  # what `promptlint fix` applies
     unsafe: bool = False  # the edits may change what the prompt says; only with --unsafe-fixes
     gated: str | None = None  # the setting that would give this finding a safe fix ("timestamp-precision")
+    summary: str | None = None  # the message in one short clause (concise output); `message` says why in full
 
     @property
     def path(self) -> str:

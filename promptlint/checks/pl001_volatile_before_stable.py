@@ -18,6 +18,11 @@ from promptlint.checks.measure import (
 from promptlint.ir import Volatility
 
 SCOPE_WORDS = {"global": "all users", "user": "one user's sessions", "session": "one session's requests"}
+SHORT_SCOPE = {"global": "across users", "user": "across a user's sessions", "session": "across a session's requests"}
+CHANGES = {Volatility.NONDETERMINISTIC: "between identical requests", Volatility.REQUEST: "per request",
+           Volatility.SESSION: "per session", Volatility.USER: "per user", Volatility.DAY: "once a day",
+           Volatility.DEPLOY: "per release", Volatility.UNKNOWN: "as its input does",
+           Volatility.STATIC: "never"}
 
 
 def _at(slot) -> str:
@@ -55,6 +60,10 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 usd = 0.0
             else:
                 effect = f"it keeps {tokens:,} stable tokens after it from being shared by {SCOPE_WORDS[scope.key]}"
+            short = f"{slot.label} changes {CHANGES[slot.volatility]}, ahead of {tokens:,} stable tokens " + (
+                "re-cached each time" if period else f"not shared {SHORT_SCOPE[scope.key]}")
+            if turn is not None:
+                short += f"; each turn re-sends ~{turn[0].lost_per_turn:,.0f}"
             if turn is not None:
                 chat, turn_usd = turn
                 effect += (f"; it also sits ahead of the conversation history ({as_written(chat.history)} at "
@@ -78,5 +87,5 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 slot.span, tokens=tokens, usd_per_month=usd, model=model,
                 fix=describe(slot) or "move it after the stable content (the end of the last user message), "
                     "or declare its real volatility in [tool.promptlint.variables]",
-                edits=edits, unsafe=unsafe, gated=gated,
+                edits=edits, unsafe=unsafe, gated=gated, summary=short,
             )

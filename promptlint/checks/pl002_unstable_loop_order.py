@@ -248,4 +248,5 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             f"(otherwise shared by {SCOPE_WORDS[scope.key]}); {advice}",
             slot.span, tokens=tokens, usd_per_month=usd, model=model, fix=advice,
             edits=edits, unsafe=unsafe,
+            summary=f"{slot.label} has no fixed order: a new order re-sends {tokens:,} stable tokens uncached",
         )

@@ -114,6 +114,9 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         RULE, severity,
         f"{head}the prefix shared by all users is below the minimum cacheable length for {models}: {effect}{money}",
         _start(ctx), tokens=first.stable, usd_per_month=None, model=first.model.spec.key,
+        summary=f"{first.stable:,} stable tokens, under {first.model.spec.key}'s {first.minimum:,}-token minimum: "
+                + ("no selected model caches it" if never_cached else "not cached there")
+                + (f" (and {len(found) - 1} more)" if len(found) > 1 and not never_cached else ""),
         fix="merge it with the prompt it is always sent with, or move shared instructions, examples or "
             "tool definitions ahead of the volatile content until the stable prefix reaches the minimum; "
             "otherwise accept that it is not cached",

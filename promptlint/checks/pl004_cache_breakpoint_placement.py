@@ -223,6 +223,7 @@ def after_volatile(ctx: CheckContext, specs) -> Iterator[Finding]:
             f"cache breakpoint after {what}: the {tokens[i]:,}-token prefix up to it differs per {who}, so every "
             f"new {who} writes its own copy{premium} and no other {who} can read it{_others(len(narrow) - 1)}",
             _at(bp.span, ctx), tokens=tokens[i],
+            summary=f"breakpoint after {what}: each {who} writes its own {tokens[i]:,}-token copy",
             fix="put the per-user and per-session blocks after the last breakpoint meant for every user "
                 "(tools and instructions first, breakpoint, then memory and names)",
         )
@@ -251,6 +252,7 @@ def after_volatile(ctx: CheckContext, specs) -> Iterator[Finding]:
             f"writes {premium_tokens:,} tokens to the cache{mult} and no request reads them"
             f"{_others(len(request) - 1)}",
             _at(bp.span, ctx), tokens=premium_tokens, usd_per_month=usd if spec else None,
+            summary=f"breakpoint after {what}: {premium_tokens:,} tokens written each request, never read",
             model=spec.key if spec else None,
             fix="move the breakpoint to the last block before the volatile content, and the volatile content "
                 "after it (the end of the last user message)",
@@ -271,6 +273,7 @@ def too_many(ctx: CheckContext, specs) -> Iterator[Finding]:
             f"{len(points)} cache breakpoints, and {spec.key} allows at most {limit} per request: "
             f"the API rejects the request; this is breakpoint {limit + 1}",
             _at(bp.span, ctx),
+            summary=f"breakpoint {limit + 1} of {len(points)}: {spec.key} allows {limit}, the API rejects the request",
             fix=f"keep at most {limit}: one at the end of the tools and instructions shared by every user, "
                 "one at the end of the conversation; drop the rest",
         )
@@ -292,6 +295,8 @@ def lookback(ctx: CheckContext, specs, blocks: dict[int, int]) -> Iterator[Findi
                 f"back, so an entry written further back (an earlier turn's) is not found and the prefix is "
                 f"written again",
                 _at(bp.span, ctx),
+                summary=f"cache breakpoint {gap} blocks after the previous one: past {spec.key}'s "
+                        f"~{spec.lookback_blocks}-block lookback, so a miss writes the prefix again",
                 fix=f"add a breakpoint within {spec.lookback_blocks} blocks before this one, on the last block "
                     "that stays the same between requests",
             )
@@ -308,6 +313,7 @@ def ttl_order(ctx: CheckContext) -> Iterator[Finding]:
                 f"1h cache breakpoint after a {first_short.ttl} one ({_line(first_short.span)}): entries with the "
                 "longer TTL must come first (tools, then system, then messages)",
                 _at(bp.span, ctx),
+                summary=f"1h cache breakpoint after a {first_short.ttl} one: the longer TTL must come first",
                 fix='give the earlier breakpoints ttl "1h" too, or this one the default 5m',
             )
 
@@ -334,6 +340,7 @@ def missing(ctx: CheckContext) -> Iterator[Finding]:
             f"no cache breakpoint: {spec.key} caches nothing without cache_control, so the {tokens:,}-token "
             f"prefix shared by {words} is sent at full price on every request",
             _at(None, ctx), tokens=tokens, usd_per_month=saving, model=spec.key,
+            summary=f"no cache breakpoint: the {tokens:,}-token shared prefix is never cached",
             fix='add "cache_control": {"type": "ephemeral"} to the last block before the volatile content '
                 "(the last tool, or the last static system block)",
         )

@@ -97,6 +97,9 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 f"(the volatile-suffix layout: the last user message, or the conversation's own messages) it "
                 f"would leave the {role} block the same for every request",
                 slot.span, tokens=tokens if severity is Severity.WARNING else None,
+                summary=f"{slot.label} changes {pl001.CHANGES[slot.volatility]} inside the {role} prompt"
+                        + (f", ahead of {tokens:,} of its stable tokens" if severity is Severity.WARNING else "")
+                        + ", though a user message follows",
                 fix="move it to the last user message (history: to the messages before it) and keep the "
                     "system prompt identical for every request",
             )

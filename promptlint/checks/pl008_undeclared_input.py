@@ -64,6 +64,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         f"{tokens:,} stable tokens after it would not be cached: declare "
         f"{'it' if len(names) == 1 else 'them'} in [tool.promptlint.variables]",
         first.span, tokens=tokens,
+        summary=f"{inputs} no evidence of {'its' if len(names) == 1 else 'their'} volatility: "
+                f"if per request, {tokens:,} stable tokens after it go uncached",
         fix='declare each input\'s volatility, e.g. `[tool.promptlint.variables] name = "static"` '
             '(or "deploy", "day", "user", "session", "request")',
     )

@@ -25,9 +25,25 @@ def _cost(f) -> str:
 
 
 def line(f, show_fixes: bool = False) -> str:
-    """`path:line:col: PLxxx message (cost)`; with `show_fixes`, `[*]` after the
-    code where `promptlint fix` has a safe fix and `[unsafe fix]` where only
-    --unsafe-fixes applies one (ruff marks fixable findings the same way)."""
+    """`path:line:col: PLxxx summary (~$/month, model)`: the concise line, the
+    full message being --output-format full's; with `show_fixes`, `[*]` after
+    the code where `promptlint fix` has a safe fix and `[unsafe fix]` where
+    only --unsafe-fixes applies one (ruff marks fixable findings the same way)."""
+    row, col = f.line_col
+    body, money = _body_and_money(f)
+    return f"{f.path}:{row}:{col}: {f.rule}{fix_mark(f) if show_fixes else ''} {body}{money}"
+
+
+def _body_and_money(f) -> tuple[str, str]:
+    """The concise line's text after the code, and its cost in parentheses (dimmed in a terminal)."""
+    if f.summary is None:
+        return f.message, _cost(f)
+    money = f" (~${f.usd_per_month:,.0f}/month, {f.model})" if f.usd_per_month and f.usd_per_month >= 0.5 else ""
+    return f.summary, money
+
+
+def long_line(f, show_fixes: bool = False) -> str:
+    """The finding with its whole message (the reason and the effect in full)."""
     row, col = f.line_col
     return f"{f.path}:{row}:{col}: {f.rule}{fix_mark(f) if show_fixes else ''} {f.message}{_cost(f)}"
 
@@ -50,7 +66,7 @@ def _fixable(result) -> str | None:
 def full(f) -> str:
     """`--output-format full`: the concise line, the source line with a caret
     under the span (as ruff's full output shows it), the fix hint."""
-    out = [line(f, show_fixes=True)]
+    out = [long_line(f, show_fixes=True)]
     row, col = f.line_col
     lines = f.span.file.text.splitlines()
     if 0 < row <= len(lines):
@@ -133,6 +149,7 @@ def to_json(result) -> dict:
             "url": rule_help_uri(rules[f.rule]) if f.rule in rules else None,
             "severity": f.severity.label,
             "message": f.message,
+            "summary": f.summary or f.message,
             "location": {"path": f.path, "line": line_no, "column": col, "end_line": end_line, "end_column": end_col},
             "prompt": f.prompt,
             "tokens": f.tokens,
@@ -221,8 +238,9 @@ def write_check_report(result, fmt: str, output: Path | None, quiet: bool = Fals
             t.append(f.rule, style=STYLE[f.severity.label])
             if show_fixes:
                 t.append(fix_mark(f), style="bold")
-            t.append(f" {f.message}")
-            t.append(_cost(f), style="dim")
+            body, money = _body_and_money(f)
+            t.append(f" {body}")
+            t.append(money, style="dim")
             console.print(t)
         if tail:
             console.print(Text(tail.rstrip("\n"), style="bold"))
