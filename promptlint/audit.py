@@ -19,7 +19,7 @@ from promptlint.analysis.volatility import VariableTable
 from promptlint.config import Config
 from promptlint.discover import Candidate, Discovery
 from promptlint.economics.cost import CostEstimate, estimate
-from promptlint.economics.providers import ModelSpec, cacheable, load_table, resolve
+from promptlint.economics.providers import ModelSpec, cacheable, cut_by, load_table, resolve
 from promptlint.ir import NotAPrompt, PromptTemplate, Scope, SourceError
 from promptlint.sources.base import SourceContext
 from promptlint.tokenizers import get_tokenizer
@@ -40,6 +40,7 @@ class ModelResult:
     cost: CostEstimate
     if_fixed: CostEstimate | None = None  # with the volatile content moved after the stable content
     if_fixed_cached: dict[str, int] | None = None
+    cut: str | None = None  # the provider rule that cached less than the stable prefix shared by all users
 
 
 @dataclass
@@ -130,10 +131,15 @@ def is_explicit_request(template: PromptTemplate) -> bool:
     return template.format == "python" and bool(template.model and _EXPLICIT_MODEL.search(template.model))
 
 
-def _cached(spec: ModelSpec, analysis: PrefixAnalysis) -> dict[str, int]:
+def _breakpoints(analysis: PrefixAnalysis) -> list[int] | None:
     breakpoints: list[int] | None = [pos for pos, _ in analysis.breakpoint_tokens]
     if not breakpoints and not is_explicit_request(analysis.template):
         breakpoints = None
+    return breakpoints
+
+
+def _cached(spec: ModelSpec, analysis: PrefixAnalysis) -> dict[str, int]:
+    breakpoints = _breakpoints(analysis)
     return {scope.key: cacheable(spec, analysis.stable(scope.key), breakpoints) for scope in Scope}
 
 
@@ -151,7 +157,8 @@ def audit_template(template: PromptTemplate, models: list[ModelSpec], config: Co
                 fixed[spec.tokenizer] = analyze(move_to_end(template, moved), tokenizer)
         analysis = analyses[spec.tokenizer]
         cached = _cached(spec, analysis)
-        result = ModelResult(spec, cached, estimate(spec, analysis.total_tokens, cached, config.traffic))
+        result = ModelResult(spec, cached, estimate(spec, analysis.total_tokens, cached, config.traffic),
+                             cut=cut_by(spec, analysis.stable("global"), _breakpoints(analysis)))
         if spec.tokenizer in fixed:
             what_if = fixed[spec.tokenizer]
             result.if_fixed_cached = _cached(spec, what_if)

@@ -176,3 +176,17 @@ def test_audit_of_one_file_imports_no_torch_or_transformers():
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert '"schema_version"' in proc.stdout
     assert proc.stderr.strip().endswith("HEAVY=")
+
+
+def test_a_cached_figure_cut_by_a_provider_rule_says_which():
+    # the seed's 1,500 stable tokens: OpenAI caches 1,408 (128-token steps), Gemini 2.5 Flash
+    # nothing (below its 2,048 minimum): the $0.00 saving comes with its reason
+    result, report = audit_json("fixtures/seed/seed.prompty")
+    models = {m["model"]: m for m in by_path(report, "fixtures/seed/seed.prompty")["models"]}
+    assert models["openai/gpt-4.1"]["cached_cut_by"] == "128-token steps"
+    assert models["google/gemini-2.5-flash"]["cached_cut_by"] == "below 2,048 min"
+    assert models["anthropic/claude-sonnet-4.5"]["cached_cut_by"] is None
+    text = run("audit", "fixtures/seed/seed.prompty").stdout
+    row = next(l for l in text.splitlines() if l.strip().startswith("google/gemini-2.5-flash"))
+    assert " 0 (below 2,048 min) " in row and "$0.00" in row
+    assert "1,408 (128-token steps)" in text

@@ -208,6 +208,22 @@ def resolve(name: str, table: dict[str, ModelSpec] | None = None) -> ModelSpec:
     raise ValueError(f"unknown model {name!r}{hint} (known: {', '.join(sorted(table))})")
 
 
+def cut_by(spec: ModelSpec, stable_tokens: int, breakpoints: list[int] | None = None) -> str | None:
+    """Which of the provider's rules made it cache fewer tokens than the
+    stable prefix (`cacheable`'s rules, in words for the audit row), or None."""
+    stable = int(stable_tokens)
+    cached = cacheable(spec, stable, breakpoints)
+    if stable <= 0 or cached >= stable:
+        return None
+    if stable < spec.min_tokens:
+        return f"below {spec.min_tokens:,} min"
+    if spec.caching == "explicit":
+        return "no breakpoint past min" if cached == 0 else "up to last breakpoint"
+    if spec.caching == "engine":
+        return f"{spec.increment}-token blocks"
+    return f"{spec.increment}-token steps"
+
+
 def cacheable(spec: ModelSpec, stable_tokens: int, breakpoints: list[int] | None = None) -> int:
     """How many of ``stable_tokens`` leading tokens the provider actually caches.
 

@@ -54,6 +54,7 @@ def _model(m: ModelResult, prompt: PromptResult) -> dict:
         "tokenizer_note": spec.tokenizer_note,
         "total_tokens": prompt.analyses[spec.tokenizer].total_tokens,
         "cached_tokens": m.cached,
+        "cached_cut_by": m.cut,
         "cost": _cost(m.cost),
         "if_fixed": None,
         "sources": dict(spec.sources),

@@ -34,7 +34,8 @@ def _rows(p: PromptResult) -> list[tuple[str, ...]]:
         fixed = "-"
         if p.tokens_lost >= MIN_BREAKER_GAIN and m.if_fixed is not None:
             fixed = "+" + money(m.if_fixed.saving_per_month - c.saving_per_month)
-        rows.append((spec.key, tok, tokens(m.cached["global"]),
+        cached = tokens(m.cached["global"]) + (f" ({m.cut})" if m.cut else "")
+        rows.append((spec.key, tok, cached,
                      f"{tokens(c.expected_cached_tokens)} ({pct(c.prefill_saved_fraction)})",
                      f"{money(c.cost_per_1k_requests_uncached)} -> {money(c.cost_per_1k_requests_cached)}",
                      money(c.cost_per_month_uncached), money(c.cost_per_month_cached),
