@@ -190,3 +190,17 @@ def test_a_cached_figure_cut_by_a_provider_rule_says_which():
     row = next(l for l in text.splitlines() if l.strip().startswith("google/gemini-2.5-flash"))
     assert " 0 (below 2,048 min) " in row and "$0.00" in row
     assert "1,408 (128-token steps)" in text
+
+
+def test_an_audit_of_no_prompt_prints_the_counts_alone(tmp_path):
+    (tmp_path / "tool.py").write_text("print('hello')\n")
+    (tmp_path / "empty").mkdir()
+    result = run("audit", "tool.py", cwd=tmp_path)
+    assert result.exit_code == 0 and result.stdout == "No prompts found in 1 file.\n"
+    empty = run("audit", "empty", cwd=tmp_path)
+    assert empty.exit_code == 2 and empty.stdout == "No prompt files found.\n"
+    missing = run("audit", "nope", cwd=tmp_path)
+    assert missing.exit_code == 2 and missing.stdout == "0 prompts in 0 files; 1 path not found.\n"
+    # with prompts, the footer says what the figures rest on, once
+    seed = run("audit", str(FIXTURES / "seed" / "seed.prompty"), cwd=tmp_path).stdout
+    assert seed.count("Traffic model (per prompt):") == 1 and seed.count("provider table dated") == 1

@@ -124,14 +124,23 @@ def _verbose(p: PromptResult) -> list[str]:
 
 def _counts(result: AuditResult) -> str:
     """What was read, and what went wrong (the same words as check's summary)."""
-    from promptlint.report.words import problems, scope
+    from promptlint.report.words import plural, problems, scope
 
     trouble = problems(len(result.errors), result.missing)
-    head = scope(len(result.prompts), result.files) if result.files or trouble else "No prompt files found"
+    if not result.files and not trouble:
+        head = "No prompt files found"
+    elif not result.prompts and not trouble:
+        head = f"No prompts found in {plural(result.files, 'file')}"
+    else:
+        head = scope(len(result.prompts), result.files)
     return "; ".join([head, *trouble]) + "."
 
 
 def _footer(result: AuditResult, config) -> list[str]:
+    """The counts, then what the figures above rest on: only when there are
+    figures above (an audit of no prompt prints the counts alone)."""
+    if not result.prompts:
+        return [_counts(result)]
     tr = config.traffic
     lines = [
         _counts(result),
@@ -140,7 +149,9 @@ def _footer(result: AuditResult, config) -> list[str]:
         f"a prefix is warm with probability 1 - exp(-rate x TTL).",
         f"Prices and cache rules: provider table dated {table_date()} (run with -v for each value's source).",
     ]
-    proxies = sorted({f"{m.key}: {m.tokenizer_note}" for m in result.models if not m.tokenizer_exact})
+    shown = {m.spec.key for p in result.prompts for m in p.models}
+    proxies = sorted({f"{m.key}: {m.tokenizer_note}" for m in result.models
+                      if not m.tokenizer_exact and m.key in shown})
     if proxies:
         lines.append("Proxy tokenizers: " + "; ".join(proxies))
     return lines
