@@ -105,7 +105,7 @@ def _common(f):
     ])
 
 
-@main.command()
+@main.command(short_help="Tokens, stable prefix, cached tokens and money per prompt.")
 @_common
 @click.option("--format", "fmt", type=click.Choice(["auto", "text", "json"]), default="auto",
               show_default=True, help="Report format; auto is a rich table in a terminal, plain text otherwise.")
@@ -133,7 +133,7 @@ def audit(paths, providers, config_path, output, exit_zero, fmt, verbose):
     sys.exit(EXIT_CLEAN)
 
 
-@main.command()
+@main.command(short_help="Lint prompt files for cache breakers (pre-commit, CI).")
 @_common
 @click.option("--output-format", "--format", "fmt",
               type=click.Choice(["auto", "concise", "full", "text", "json", "json-lines", "sarif", "github", "gitlab",
@@ -210,7 +210,7 @@ def check(paths, providers, config_path, output, exit_zero, fmt, quiet, show_inf
     sys.exit(EXIT_CLEAN)
 
 
-@main.command()
+@main.command(short_help="Apply the safe fixes, atomically, re-parsed and re-checked.")
 @_inputs
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff of the fixes and write nothing.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change what the prompt says.")
@@ -326,7 +326,7 @@ def rules_cmd(fmt):
             click.echo(f"{r.id}  {r.name.ljust(width)}  {r.severity.label:<7}  {r.summary}")
 
 
-@main.command()
+@main.command(short_help="Print a rule's documentation.")
 @click.argument("code")
 @click.option("--all-examples", is_flag=True, help="Show every example, not one flagged and one clean.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,

@@ -407,3 +407,11 @@ def test_shell_completion_completes_commands_and_options():
         pytest.skip("the promptlint console script is not beside this interpreter")
     proc = subprocess.run([str(script)], env=env, capture_output=True, text=True, timeout=60)
     assert "plain,--output-format" in proc.stdout.splitlines()
+
+
+def test_help_lists_every_command_with_a_whole_summary():
+    result = CliRunner().invoke(main, ["--help"], terminal_width=80)
+    commands = result.stdout.split("Commands:\n", 1)[1].splitlines()
+    assert len(commands) == 9
+    for row in commands:
+        assert not row.endswith("...") and len(row) <= 80, row

@@ -208,7 +208,7 @@ def _from_report(paths, groups, report_path: Path):
     return diff, head_errors, bool(missing)
 
 
-@click.command("diff")
+@click.command("diff", short_help="Cost change against a base revision (for a PR comment).")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--base", "base_ref", metavar="REF",
               help="Git revision to compare the working tree with (read from git objects, no checkout).")

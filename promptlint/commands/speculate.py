@@ -25,7 +25,7 @@ EXIT_CLEAN, EXIT_ERROR = 0, 2
 CHART_GAMMA = 12  # bars drawn by default: at c = 0.05 the curve peaks by gamma 8 for a <= 0.8
 
 
-@click.command("speculate")
+@click.command("speculate", short_help="Speculative decoding: tokens per step and speedup.")
 @click.option("-a", "--acceptance", type=float, required=True, metavar="A",
               help="Probability that a draft token is accepted, 0..1 (vLLM: accepted / draft tokens).")
 @click.option("-g", "--gamma", type=int, default=4, show_default=True, metavar="G",

@@ -65,7 +65,7 @@ def _groups(paths, config_path, shape, requests_file, errors):
     return out
 
 
-@click.command()
+@click.command(short_help="Replay prompts through a caching engine: measured reuse.")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Config file (default: promptlint.toml or [tool.promptlint] in pyproject.toml, found upward).")
