@@ -216,7 +216,9 @@ def check(paths, providers, config_path, output, exit_zero, fmt, quiet, show_inf
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change what the prompt says.")
 @click.option("--select", "select", multiple=True, metavar="CODE", help="Only fix these rules.")
 @click.option("--ignore", "ignore", multiple=True, metavar="CODE", help="Do not fix these rules.")
-def fix(paths, providers, config_path, show_diff, unsafe_fixes, select, ignore):
+@click.option("--exit-non-zero-on-fix", is_flag=True,
+              help="Exit 1 when a fix was applied, even if nothing remains (ruff's flag: CI sees the change).")
+def fix(paths, providers, config_path, show_diff, unsafe_fixes, select, ignore, exit_non_zero_on_fix):
     """Apply the safe fixes findings carry; each fix is kept only if the file
     still parses and the finding is gone. Writes are atomic."""
     from promptlint.fixer import run_fix
@@ -263,7 +265,8 @@ def fix(paths, providers, config_path, show_diff, unsafe_fixes, select, ignore):
         click.echo(f"Fixed {plural(fixed, 'finding')} in {plural(changed, 'file')}; {remaining:,} remaining{trouble}.")
     if missing or errors:
         sys.exit(EXIT_ERROR)
-    sys.exit(EXIT_FINDINGS if (show_diff and changed) or remaining else EXIT_CLEAN)
+    applied = fixed and not show_diff and exit_non_zero_on_fix
+    sys.exit(EXIT_FINDINGS if (show_diff and changed) or remaining or applied else EXIT_CLEAN)
 
 
 def _nothing_found(result, paths) -> bool:

@@ -415,3 +415,19 @@ def test_help_lists_every_command_with_a_whole_summary():
     assert len(commands) == 9
     for row in commands:
         assert not row.endswith("...") and len(row) <= 80, row
+
+
+def test_exit_non_zero_on_fix(tmp_path):
+    def write():
+        (tmp_path / "tools.j2").write_text("Tools:\n{% for name, tool in tools.items() %}- {{ name }}: {{ tool }}\n"
+                                           "{% endfor %}\n" + STABLE + "\n")
+
+    write()
+    plain = invoke(tmp_path, "fix", "tools.j2")  # the dictsort fix leaves nothing: exit 0
+    assert plain.stdout == "tools.j2: fixed 1 (PL002)\nFixed 1 finding in 1 file; 0 remaining.\n"
+    assert plain.exit_code == 0
+    write()
+    flagged = invoke(tmp_path, "fix", "--exit-non-zero-on-fix", "tools.j2")
+    assert flagged.stdout == plain.stdout and flagged.exit_code == 1
+    again = invoke(tmp_path, "fix", "--exit-non-zero-on-fix", "tools.j2")  # nothing left to fix
+    assert again.stdout == "Fixed 0 findings in 0 files; 0 remaining.\n" and again.exit_code == 0
