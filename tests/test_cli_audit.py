@@ -204,3 +204,14 @@ def test_an_audit_of_no_prompt_prints_the_counts_alone(tmp_path):
     # with prompts, the footer says what the figures rest on, once
     seed = run("audit", str(FIXTURES / "seed" / "seed.prompty"), cwd=tmp_path).stdout
     assert seed.count("Traffic model (per prompt):") == 1 and seed.count("provider table dated") == 1
+
+
+def test_audit_and_check_give_one_token_figure_for_the_breaker():
+    import re
+
+    audit = run("audit", "fixtures/support-bot/bad/system.j2").stdout
+    check = run("check", "fixtures/support-bot/bad/system.j2").stdout
+    ahead = re.search(r"it sits ahead of ([\d,]+) stable tokens", audit).group(1)
+    first = check.splitlines()[0]
+    assert first.startswith("fixtures/support-bot/bad/system.j2:1:24: PL001 {{ now }} changes per request, "
+                            f"ahead of {ahead} stable tokens ")

@@ -67,7 +67,12 @@ def widest_scope(volatility: Volatility) -> Scope:
 
 def stable_tokens_after(ctx: CheckContext, slot: Slot, scope: Scope) -> int:
     """Tokens of the reference render after `slot` that do not vary at `scope`."""
-    render = ctx.primary.reference
+    return tokens_after(ctx.primary, slot, scope)
+
+
+def tokens_after(analysis, slot: Slot, scope: Scope) -> int:
+    """`stable_tokens_after` on a PrefixAnalysis: the one figure check and audit give for a slot."""
+    render = analysis.reference
     ends = [p.end for p in render.pieces if any(s is slot for s in p.slots)]
     if not ends:
         return 0
@@ -77,7 +82,7 @@ def stable_tokens_after(ctx: CheckContext, slot: Slot, scope: Scope) -> int:
                    if p.start >= after and not any(varies_in(s, vary) for s in p.slots))
     if not text:
         return 0
-    return len(get_tokenizer(ctx.primary.tokenizer).encode(text))
+    return len(get_tokenizer(analysis.tokenizer).encode(text))
 
 
 def conversation_loss(ctx: CheckContext, slot: Slot):

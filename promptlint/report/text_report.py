@@ -81,7 +81,10 @@ def _headline(p: PromptResult) -> list[str]:
     after = ", ".join(f"{tokens(fixed.stable(s.key))} {SCOPE_WORDS[s.key]}" for s in Scope)
     others = len(varying_slots(t, sp.scope)) - 1
     more = f" (with {others} more volatile slot{'s' if others != 1 else ''} after it)" if others > 0 else ""
-    lines.append(f"  it throws away {tokens(p.tokens_lost)} stable tokens; with the volatile content{more} "
+    from promptlint.checks.measure import tokens_after
+
+    ahead = tokens_after(a, slot, sp.scope)
+    lines.append(f"  it sits ahead of {tokens(ahead)} stable tokens; with the volatile content{more} "
                  f"moved after the stable content, the stable prefix would be: {after}")
     return lines
 
