@@ -228,7 +228,7 @@ def test_counts_are_spelled_in_the_singular_where_they_are_one(project):
 def test_output_format_full_shows_the_source_line_a_caret_and_the_fix(project):
     result = check(project, "time.j2", "--output-format", "full")
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("time.j2:1:15: PL001 {{ now }} is request (")
+    assert lines[0].startswith("time.j2:1:15: PL001 {{ now }} changes per request (")
     source = (project / "time.j2").read_text().splitlines()[0]
     assert lines[1] == "   1 | " + source
     assert lines[2] == " " * 7 + " " * 14 + "^" * len("{{ now }}")
@@ -385,7 +385,7 @@ def test_junit_report_has_a_failing_case_per_finding_and_an_error_per_input_erro
     (case,) = suites["time.j2"].findall("testcase")
     assert case.get("name") == "PL001 at time.j2:1:15" and case.get("line") == "1"
     failure = case.find("failure")
-    assert failure.get("type") == "error" and failure.get("message").startswith("PL001 {{ now }} is request")
+    assert failure.get("type") == "error" and failure.get("message").startswith("PL001 {{ now }} changes per request")
     (broken,) = suites["broken.j2"].findall("testcase")
     assert broken.find("error").get("message").startswith("Jinja syntax error")
 

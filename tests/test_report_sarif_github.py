@@ -99,7 +99,7 @@ def test_known_finding_region_message_and_properties(fixtures_sarif):
     assert res["locations"][0]["physicalLocation"]["region"] == {
         "startLine": 1, "startColumn": 24, "endLine": 1, "endColumn": 33}  # `{{ now }}`, end exclusive
     assert res["level"] == "error"
-    assert res["message"]["text"].startswith("{{ now }} is request (")
+    assert res["message"]["text"].startswith("{{ now }} changes per request (")
     assert "tokens; ~$" in res["message"]["text"] and "/month on openai/gpt-4.1)" in res["message"]["text"]
     props = res["properties"]
     assert props["tokens"] > 2000 and props["usd_per_month"] > 0 and props["model"] == "openai/gpt-4.1"
@@ -221,9 +221,9 @@ def test_github_format(project):
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
     assert lines[0].startswith("::notice file=date.j2,line=1,col=10,endLine=1,endColumn=21,"
-                               "title=PL001 volatile-before-stable::{{ today }} is day (")
+                               "title=PL001 volatile-before-stable::{{ today }} changes once a day (")
     assert lines[1].startswith("::error file=time.j2,line=1,col=15,endLine=1,endColumn=24,"
-                               "title=PL001 volatile-before-stable::{{ now }} is request (")
+                               "title=PL001 volatile-before-stable::{{ now }} changes per request (")
     assert "~$" in lines[1] and "/month on openai/gpt-4.1)" in lines[1]
     assert lines[2].startswith("::warning file=user.j2,line=1,col=7,")
     assert lines[3] == "Found 3 findings (1 error, 1 warning, 1 info): 4 prompts in 4 files."

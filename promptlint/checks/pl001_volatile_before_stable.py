@@ -83,7 +83,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 edits, unsafe = move_edits(ctx, slot), True
             yield Finding(
                 "PL001", Severity.parse(SEVERITY_BY_CLASS[slot.volatility]),
-                f"{slot.label} is {slot.volatility.label} ({slot.reason}): {effect}",
+                f"{slot.label} changes {CHANGES[slot.volatility]} ({slot.reason}): {effect}",
                 slot.span, tokens=tokens, usd_per_month=usd, model=model,
                 fix=describe(slot) or "move it after the stable content (the end of the last user message), "
                     "or declare its real volatility in [tool.promptlint.variables]",

@@ -93,7 +93,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                          f"follows: {effect}, and those tokens are {lost}")
             yield Finding(
                 RULE, severity,
-                f"{slot.label} is {slot.volatility.label} ({slot.reason}) {where}; moved after the {role} prompt "
+                f"{slot.label} changes {pl001.CHANGES[slot.volatility]} ({slot.reason}) {where}; moved after the {role} prompt "
                 f"(the volatile-suffix layout: the last user message, or the conversation's own messages) it "
                 f"would leave the {role} block the same for every request",
                 slot.span, tokens=tokens if severity is Severity.WARNING else None,
