@@ -215,3 +215,28 @@ def test_audit_and_check_give_one_token_figure_for_the_breaker():
     first = check.splitlines()[0]
     assert first.startswith("fixtures/support-bot/bad/system.j2:1:24: PL001 {{ now }} changes per request, "
                             f"ahead of {ahead} stable tokens ")
+
+
+def test_the_terminal_audit_fits_80_and_120_columns_and_wraps_under_its_indent():
+    import io
+
+    from rich.console import Console
+
+    from promptlint.audit import run_audit, select_models
+    from promptlint.config import load
+    from promptlint.report.text_report import print_rich
+
+    config = load(FIXTURES, None)
+    result = run_audit([FIXTURES], config, select_models(config))
+    for width in (80, 120):
+        buf = io.StringIO()
+        print_rich(result, config, False, Console(file=buf, width=width, color_system=None))
+        lines = buf.getvalue().splitlines()
+        assert len(lines) > 100
+        assert max(len(l) for l in lines) <= width
+        # an indented line's continuation stays indented: a line at column 0 is a prompt's headline
+        # (or its continuation), or the footer after the last prompt
+        footer = max(i for i, l in enumerate(lines) if not l.strip())
+        for i, l in enumerate(lines[:footer]):
+            if l and not l.startswith(" "):
+                assert l.startswith("fixtures/") or (lines[i - 1] and not lines[i - 1].startswith(" ")), l

@@ -176,21 +176,25 @@ def render_plain(result: AuditResult, config, verbose: bool) -> str:
 
 
 def print_rich(result: AuditResult, config, verbose: bool, console) -> None:
+    """For the terminal's width: a line too long wraps under its own indent,
+    never back to column 0; below 130 columns the table becomes one line
+    per model."""
     from rich.table import Table
-    from rich.text import Text
+
+    def say(line: str, style=None) -> None:
+        console.print(_hanging(line, style))
 
     for p in result.prompts:
         head = _headline(p)
-        console.print(Text(head[0], style="bold"))
+        say(head[0], "bold")
         for line in head[1:]:
-            style = "yellow" if "breaker" in line and "no cache breaker" not in line else None
-            console.print(Text(line, style=style))
+            say(line, "yellow" if "breaker" in line and "no cache breaker" not in line else None)
         if console.width < 130:  # too narrow for the table: one line per model
             for line in _model_lines(p):
-                console.print(Text(line))
+                say(line)
             if verbose:
                 for line in _verbose(p):
-                    console.print(Text(line, style="dim"))
+                    say(line, "dim")
             console.print()
             continue
         table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold dim")
@@ -201,7 +205,17 @@ def print_rich(result: AuditResult, config, verbose: bool, console) -> None:
         console.print(table)
         if verbose:
             for line in _verbose(p):
-                console.print(Text(line, style="dim"))
+                say(line, "dim")
         console.print()
     for line in _footer(result, config):
-        console.print(Text(line, style="dim"))
+        say(line, "dim")
+
+
+def _hanging(line: str, style=None):
+    """`line` at its indent, its continuation lines under its first (rich
+    would wrap them to column 0)."""
+    from rich.padding import Padding
+    from rich.text import Text
+
+    indent = len(line) - len(line.lstrip(" "))
+    return Padding(Text(line.lstrip(" "), style=style or ""), (0, 0, 0, indent), expand=False)
