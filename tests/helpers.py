@@ -56,3 +56,26 @@ def found_in(result, data: Path, rel: str) -> list[tuple]:
     """(rule, line, column, severity) of the findings of one file, sorted."""
     return sorted((f.rule, *f.line_col, f.severity.label) for f in result.findings
                   if f.span.file.path.resolve() == (data / rel).resolve())
+
+
+def fixture_tree_tests(data: Path, expected: dict):
+    """The two tests of a fixture tree whose files each give exactly their
+    findings: named one by one, and found by a folder walk. A module binds
+    them to test_* names; `walk()` returns the whole tree's result, for
+    further assertions."""
+    import pytest
+
+    @pytest.mark.parametrize("rel", sorted(expected))
+    def named(rel):
+        result = check_under(data, [data / rel])
+        assert result.errors == []
+        assert found_in(result, data, rel) == sorted(expected[rel])
+
+    def walk():
+        result = check_under(data, [data])
+        assert result.errors == []
+        for rel, findings in expected.items():
+            assert found_in(result, data, rel) == sorted(findings), rel
+        return result
+
+    return named, walk

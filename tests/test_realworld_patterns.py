@@ -6,11 +6,10 @@ the files that are not prompts are skipped, with the reason `-v` prints."""
 
 from pathlib import Path
 
-import pytest
 
 from promptlint.audit import run_audit, select_models
 from promptlint.config import from_table
-from tests.helpers import check_under, found_in, invoke
+from tests.helpers import check_under, fixture_tree_tests, found_in, invoke
 
 DATA = Path(__file__).parent / "data" / "realworld"
 
@@ -63,18 +62,11 @@ def _found(result, rel):
     return found_in(result, DATA, rel)
 
 
-@pytest.mark.parametrize("rel", sorted(EXPECTED))
-def test_named_file_gives_exactly_its_findings(rel):
-    result = _check([DATA / rel])
-    assert result.errors == []
-    assert _found(result, rel) == sorted(EXPECTED[rel])
+test_named_file_gives_exactly_its_findings, _walk = fixture_tree_tests(DATA, EXPECTED)
 
 
 def test_folder_walk_finds_every_prompt_and_the_same_findings():
-    result = _check([DATA])
-    assert result.errors == []
-    for rel, expected in EXPECTED.items():
-        assert _found(result, rel) == sorted(expected), rel
+    result = _walk()
     assert result.files == len(EXPECTED)
 
 
