@@ -54,13 +54,15 @@ def _prepare(paths, config_path, providers):
     from promptlint import config as config_mod
     from promptlint.audit import select_models
 
+    from promptlint.stdin_text import bytes_of
+
     paths = list(paths) or [Path(".")]
-    missing = [p for p in paths if not p.exists()]
+    missing = [p for p in paths if not p.exists() and bytes_of(p) is None]
     for p in missing:
         click.echo(f"{p}:1:1: no such file or directory", err=True)
     groups: dict = {}
     try:
-        for path in (p for p in paths if p.exists()):
+        for path in (p for p in paths if p.exists() or bytes_of(p) is not None):
             config = config_mod.load(path, config_path)
             key = config.path or config.root
             if key not in groups:
@@ -144,6 +146,8 @@ def audit(paths, providers, config_path, output, exit_zero, fmt, verbose):
                    "fix; json-lines is one finding per line; sarif is SARIF 2.1.0 for code scanning; github also "
                    "appends a job summary to $GITHUB_STEP_SUMMARY; gitlab is GitLab's Code Quality report; junit is "
                    "JUnit XML. text is concise.")
+@click.option("--stdin-filename", type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
+              help="With `-` as the path: read the file's text from standard input, reported as PATH (for editors).")
 @click.option("-q", "--quiet", is_flag=True, help="Print the findings only, without the summary line.")
 @click.option("--show-info", is_flag=True,
               help="List info findings too (they are always counted; --fail-on info lists them as well).")
@@ -166,9 +170,19 @@ def audit(paths, providers, config_path, output, exit_zero, fmt, verbose):
               help="Lowest severity that makes the exit code 1 [default: warning, or fail-on in config].")
 @click.option("-v", "--verbose", is_flag=True,
               help="Also say on stderr why each file was read or skipped, and what a reader did not follow.")
-def check(paths, providers, config_path, output, exit_zero, fmt, quiet, show_info, show_fixes, stats, color, select,
-          ignore, baseline_path, write_baseline, fail_on, verbose):
+def check(stdin_filename, **options):
     """Lint prompt files: each finding as path:line:col: PLxxx message, with what it costs."""
+    from promptlint import stdin_text
+
+    options["paths"] = _stdin_paths(options["paths"], stdin_filename)
+    try:
+        _check(**options)
+    finally:
+        stdin_text.clear()
+
+
+def _check(paths, providers, config_path, output, exit_zero, fmt, quiet, show_info, show_fixes, stats, color, select,
+           ignore, baseline_path, write_baseline, fail_on, verbose):
     from promptlint.checks.base import Severity
     from promptlint.lint import run_check
     from promptlint.report.check_report import write_check_report
@@ -269,6 +283,20 @@ def fix(paths, providers, config_path, show_diff, unsafe_fixes, select, ignore, 
     sys.exit(EXIT_FINDINGS if (show_diff and changed) or remaining or applied else EXIT_CLEAN)
 
 
+def _stdin_paths(paths, stdin_filename):
+    """`-` reads the file's text from standard input, reported as --stdin-filename."""
+    if Path("-") not in paths:
+        if stdin_filename is not None:
+            raise click.UsageError("--stdin-filename goes with `-` as the path")
+        return paths
+    if stdin_filename is None:
+        raise click.UsageError("`-` reads standard input: name the file it stands for with --stdin-filename")
+    from promptlint.stdin_text import provide
+
+    provide(stdin_filename, sys.stdin.buffer.read())
+    return [stdin_filename if p == Path("-") else p for p in paths]
+
+
 def _nothing_found(result, paths) -> bool:
     """No named path yielded a prompt file: a warning that says how prompt
     files are found. True (exit 2: a run that read nothing checked nothing)
@@ -276,7 +304,9 @@ def _nothing_found(result, paths) -> bool:
     (pre-commit passes every text file it stages) are skipped, exit 0."""
     if result.files or result.errors:
         return False
-    existing = [Path(p) for p in (paths or [Path(".")]) if Path(p).exists()]
+    from promptlint.stdin_text import bytes_of
+
+    existing = [Path(p) for p in (paths or [Path(".")]) if Path(p).exists() or bytes_of(Path(p)) is not None]
     if not existing:
         return False  # each missing path was reported already
     click.echo(f"warning: no prompt files found in {', '.join(map(str, existing))}: promptlint reads {_FOUND_BY}; "

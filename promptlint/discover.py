@@ -37,6 +37,7 @@ from pathlib import Path
 
 import pathspec
 
+from promptlint.stdin_text import bytes_of
 from promptlint.sniff import directive_score, has_placeholders, reads_as_instructions
 
 # Patterns (gitignore syntax) of files that are prompts wherever they are.
@@ -159,11 +160,14 @@ class Skip:
 def _read_head(path: Path) -> str | None:
     """The start of a file as text, or None for a binary or unreadable one
     (the reader reports those for files it is asked to read)."""
+    data = bytes_of(path)
     try:
-        with path.open("rb") as fh:
-            data = fh.read(SNIFF_BYTES)
+        if data is None:
+            with path.open("rb") as fh:
+                data = fh.read(SNIFF_BYTES)
     except OSError:
         return None
+    data = data[:SNIFF_BYTES]
     if b"\x00" in data[:8192]:
         return None
     return data.decode("utf-8", errors="replace")
@@ -275,7 +279,8 @@ class Discovery:
                 if key in seen:
                     continue
                 seen.add(key)
-                if not path.exists() or not path.is_file():
+                given = bytes_of(path) is not None  # standard input stands for it
+                if not given and (not path.exists() or not path.is_file()):
                     found.append(Candidate(path, format_for(path) or "unknown", True, "named on the command line"))
                     continue
                 rel = self._rel(path)

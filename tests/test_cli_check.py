@@ -431,3 +431,24 @@ def test_exit_non_zero_on_fix(tmp_path):
     assert flagged.stdout == plain.stdout and flagged.exit_code == 1
     again = invoke(tmp_path, "fix", "--exit-non-zero-on-fix", "tools.j2")  # nothing left to fix
     assert again.stdout == "Fixed 0 findings in 0 files; 0 remaining.\n" and again.exit_code == 0
+
+
+def test_stdin_with_stdin_filename_for_editors(project):
+    text = "Now: {{ now }}\n" + STABLE
+    runner = CliRunner()
+    import os
+
+    old = os.getcwd()
+    os.chdir(project)
+    try:
+        given = runner.invoke(main, ["check", "-", "--stdin-filename", "time.j2"], input=text)
+        unsaved = runner.invoke(main, ["check", "-", "--stdin-filename", "drafts/new.j2"], input=text)
+        bare = runner.invoke(main, ["check", "-"], input=text)
+    finally:
+        os.chdir(old)
+    # the text from standard input stands for time.j2 (whose own {{ now }} is at 1:15)
+    assert given.exit_code == 1
+    assert given.stdout.startswith("time.j2:1:6: PL001 {{ now }} changes per request, ahead of ")
+    assert given.stdout.splitlines()[-1] == "Found 1 finding (1 error): 1 prompt in 1 file."
+    assert unsaved.exit_code == 1 and unsaved.stdout.startswith("drafts/new.j2:1:6: PL001 ")
+    assert bare.exit_code == 2 and "name the file it stands for with --stdin-filename" in bare.stderr

@@ -89,15 +89,18 @@ class SourceContext:
 def read_source(path: Path, ctx: SourceContext) -> SourceFile:
     """Read a prompt file as UTF-8 text, refusing binary, oversized and
     undecodable files with a one-line error that names the line."""
+    from promptlint.stdin_text import bytes_of
+
     display = ctx.display_path(path)
+    data = bytes_of(path)
     try:
-        size = path.stat().st_size
+        size = path.stat().st_size if data is None else len(data)
     except OSError as exc:
         raise SourceError(display, 1, f"cannot read file: {exc.strerror or exc}") from None
     if size > ctx.max_file_bytes:
         raise SourceError(display, 1, f"file is {size:,} bytes, over the {ctx.max_file_bytes:,}-byte limit for a prompt file")
     try:
-        data = path.read_bytes()
+        data = path.read_bytes() if data is None else data
     except OSError as exc:
         raise SourceError(display, 1, f"cannot read file: {exc.strerror or exc}") from None
     if b"\x00" in data[:8192]:
