@@ -59,7 +59,7 @@ def test_bad_prompt_fails_the_commit_and_good_one_passes(repo, pre_commit_home):
     git(repo, "add", "bad.j2")
     bad = try_repo(repo, pre_commit_home, "promptlint")
     assert bad.returncode == 1, bad.stdout + bad.stderr
-    assert "bad.j2:1:15: PL001 {{ now }} is request" in bad.stdout
+    assert "bad.j2:1:15: PL001 {{ now }} changes per request" in bad.stdout
     assert "good.j2" not in bad.stdout.split("Failed", 1)[1]
 
 
@@ -75,13 +75,13 @@ def test_prompts_found_by_what_they_are_are_checked_and_other_text_passes(repo, 
     git(repo, "add", "promptlint.toml", "agent/system_prompt.md", "README.md", "build.sh")
     result = try_repo(repo, pre_commit_home, "promptlint")
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "agent/system_prompt.md:1:21: PL001 {{ current_time }} is request" in result.stdout
+    assert "agent/system_prompt.md:1:21: PL001 {{ current_time }} changes per request" in result.stdout
     assert "README.md" not in result.stdout and "build.sh" not in result.stdout
     git(repo, "rm", "-q", "--cached", "agent/system_prompt.md")
     git(repo, "add", "agent/planner.yaml")
     result = try_repo(repo, pre_commit_home, "promptlint")
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "agent/planner.yaml:3:14: PL001 {now} is request" in result.stdout
+    assert "agent/planner.yaml:3:14: PL001 {now} changes per request" in result.stdout
 
 
 def test_fix_hook_sorts_the_loop(repo, pre_commit_home):
