@@ -9,7 +9,7 @@ from pathlib import Path
 
 from promptlint.audit import run_audit, select_models
 from promptlint.config import from_table
-from tests.helpers import check_under, fixture_tree_tests, found_in, invoke
+from tests.helpers import check_under, fixture_tree_tests, invoke
 
 DATA = Path(__file__).parent / "data" / "realworld"
 
@@ -56,10 +56,6 @@ SKIPPED = {
 
 def _check(paths):
     return check_under(DATA, paths)
-
-
-def _found(result, rel):
-    return found_in(result, DATA, rel)
 
 
 test_named_file_gives_exactly_its_findings, _walk = fixture_tree_tests(DATA, EXPECTED)
