@@ -68,8 +68,7 @@ def run_check(paths: list[Path], config: Config, models, select=None, ignore=Non
             span = getattr(part, "span", None)
             if span is not None:
                 files.setdefault(span.file.display_path, span.file)
-    unique = {(f.rule, f.path, f.line_col, f.message): f for f in findings}
-    findings = [f for f in unique.values() if not _per_file_ignored(f, config)]
+    findings = [f for f in _one_per_place(findings) if not _per_file_ignored(f, config)]
     kept, suppressed, directives = suppress.apply(findings, files)
     result.suppressed = len(suppressed)
     rule_ids = {r.id for r in rules}
@@ -77,6 +76,19 @@ def run_check(paths: list[Path], config: Config, models, select=None, ignore=Non
         kept.extend(f for f in unused_suppressions(directives, rule_ids) if not _per_file_ignored(f, config))
     result.findings = sorted(kept, key=Finding.sort_key)
     return result
+
+
+def _one_per_place(findings: list[Finding]) -> list[Finding]:
+    """One finding per rule and source position: a slot that two prompts
+    reach (a builder also inlined at a call, a partial two templates include)
+    is reported once, with the most tokens at stake."""
+    best: dict[tuple, Finding] = {}
+    for f in findings:
+        key = (f.rule, f.path, f.line_col)
+        kept = best.get(key)
+        if kept is None or (f.tokens or 0) > (kept.tokens or 0):
+            best[key] = f
+    return list(best.values())
 
 
 def merge_results(results: list[CheckResult]) -> CheckResult:

@@ -452,3 +452,15 @@ def test_stdin_with_stdin_filename_for_editors(project):
     assert given.stdout.splitlines()[-1] == "Found 1 finding (1 error): 1 prompt in 1 file."
     assert unsaved.exit_code == 1 and unsaved.stdout.startswith("drafts/new.j2:1:6: PL001 ")
     assert bare.exit_code == 2 and "name the file it stands for with --stdin-filename" in bare.stderr
+
+
+def test_a_slot_two_prompts_reach_is_reported_once(tmp_path):
+    (tmp_path / "partials").mkdir()
+    (tmp_path / "partials" / "clock.j2").write_text("Now: {{ now }}\n" + STABLE)
+    (tmp_path / "a.j2").write_text("{% include 'partials/clock.j2' %}\nAnswer the billing question.\n")
+    (tmp_path / "b.j2").write_text("{% include 'partials/clock.j2' %}\n" + STABLE + "\nAnswer the shipping question.\n")
+    result = check(tmp_path, ".")
+    found = [l for l in result.stdout.splitlines() if ": PL001 " in l]
+    assert found and all(l.startswith("partials/clock.j2:1:6: PL001 {{ now }}") for l in found)
+    assert len(found) == 1, result.stdout  # b.j2's, with more stable tokens after the slot
+    assert result.stdout.splitlines()[-1].startswith("Found 1 finding (1 error): ")
