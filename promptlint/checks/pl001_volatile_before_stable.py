@@ -19,7 +19,7 @@ from promptlint.ir import Volatility
 
 SCOPE_WORDS = {"global": "all users", "user": "one user's sessions", "session": "one session's requests"}
 SHORT_SCOPE = {"global": "across users", "user": "across a user's sessions", "session": "across a session's requests"}
-CHANGES = {Volatility.NONDETERMINISTIC: "between identical requests", Volatility.REQUEST: "per request",
+CHANGES = {Volatility.NONDETERMINISTIC: "on every render", Volatility.REQUEST: "per request",
            Volatility.SESSION: "per session", Volatility.USER: "per user", Volatility.DAY: "once a day",
            Volatility.DEPLOY: "per release", Volatility.UNKNOWN: "as its input does",
            Volatility.STATIC: "never"}
@@ -62,7 +62,10 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 effect = f"it keeps {tokens:,} stable tokens after it from being shared by {SCOPE_WORDS[scope.key]}"
             short = f"{slot.label} changes {CHANGES[slot.volatility]}, ahead of {tokens:,} stable tokens " + (
                 "re-cached each time" if period else f"not shared {SHORT_SCOPE[scope.key]}")
-            if turn is not None:
+            if turn is not None and tokens < MIN_BREAKER_GAIN:  # what is lost is the conversation
+                short = (f"{slot.label} changes {CHANGES[slot.volatility]}, ahead of the conversation: "
+                         f"each turn re-sends ~{turn[0].lost_per_turn:,.0f} tokens")
+            elif turn is not None:
                 short += f"; each turn re-sends ~{turn[0].lost_per_turn:,.0f}"
             if turn is not None:
                 chat, turn_usd = turn

@@ -38,7 +38,9 @@ def _body_and_money(f) -> tuple[str, str]:
     """The concise line's text after the code, and its cost in parentheses (dimmed in a terminal)."""
     if f.summary is None:
         return f.message, _cost(f)
-    money = f" (~${f.usd_per_month:,.0f}/month, {f.model})" if f.usd_per_month and f.usd_per_month >= 0.5 else ""
+    # the model without its provider (`gpt-4.1`): the full output and JSON name the key
+    model = (f.model or "").split("/", 1)[-1]
+    money = f" (~${f.usd_per_month:,.0f}/month, {model})" if f.usd_per_month and f.usd_per_month >= 0.5 else ""
     return f.summary, money
 
 
