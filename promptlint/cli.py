@@ -216,7 +216,8 @@ def _check(paths, providers, config_path, output, exit_zero, fmt, quiet, show_in
         result.findings, result.baselined = baseline.new_only(result.findings, known)
     threshold = Severity.parse(fail_on or config.fail_on)
     write_check_report(result, fmt, output, quiet=quiet, stats=stats, color=color,
-                       show_info=show_info or threshold.label == "info", show_fixes=show_fixes)
+                       show_info=show_info or threshold.label == "info", show_fixes=show_fixes,
+                       fail_on=threshold.label)
     if missing or result.errors or nothing:
         sys.exit(EXIT_ERROR)
     if not exit_zero and any(f.severity >= threshold for f in result.findings):

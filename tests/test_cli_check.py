@@ -379,13 +379,20 @@ def test_junit_report_has_a_failing_case_per_finding_and_an_error_per_input_erro
     result = check(project, ".", "--output-format", "junit")
     assert result.exit_code == 2
     root = ET.fromstring(result.stdout)
-    assert root.tag == "testsuites" and (root.get("tests"), root.get("failures"), root.get("errors")) == ("4", "3", "1")
+    # date.j2's finding is info, below --fail-on warning: a skipped case, so the report fails as the run does
+    assert root.tag == "testsuites"
+    assert [root.get(k) for k in ("tests", "failures", "errors", "skipped")] == ["4", "2", "1", "1"]
     suites = {s.get("name"): s for s in root.findall("testsuite")}
     assert sorted(suites) == ["broken.j2", "date.j2", "time.j2", "user.j2"]
     (case,) = suites["time.j2"].findall("testcase")
     assert case.get("name") == "PL001 at time.j2:1:15" and case.get("line") == "1"
     failure = case.find("failure")
     assert failure.get("type") == "error" and failure.get("message").startswith("PL001 {{ now }} changes per request")
+    (info,) = suites["date.j2"].findall("testcase")
+    assert info.find("failure") is None and info.find("skipped").get("message").startswith(
+        "info, below --fail-on warning: PL001 {{ today }}")
+    on_info = ET.fromstring(check(project, ".", "--output-format", "junit", "--fail-on", "info").stdout)
+    assert on_info.get("failures") == "3" and on_info.get("skipped") == "0"
     (broken,) = suites["broken.j2"].findall("testcase")
     assert broken.find("error").get("message").startswith("Jinja syntax error")
 

@@ -197,7 +197,8 @@ def color_wanted(color: str, environ=None, stream=None) -> bool:
 
 
 def write_check_report(result, fmt: str, output: Path | None, quiet: bool = False, stats: bool = False,
-                       color: str = "auto", show_info: bool = True, show_fixes: bool = False) -> None:
+                       color: str = "auto", show_info: bool = True, show_fixes: bool = False,
+                       fail_on: str = "warning") -> None:
     """`quiet`: the findings only, no summary line; `stats`: counts per rule
     instead of the findings (ruff's --statistics); `show_info`: list info
     findings in the text formats (they are always counted, and always in
@@ -250,7 +251,7 @@ def write_check_report(result, fmt: str, output: Path | None, quiet: bool = Fals
     elif fmt in ("gitlab", "junit"):
         from promptlint.report import ci_formats
 
-        text = ci_formats.to_gitlab(result) if fmt == "gitlab" else ci_formats.to_junit(result)
+        text = ci_formats.to_gitlab(result) if fmt == "gitlab" else ci_formats.to_junit(result, fail_on=fail_on)
     elif fmt == "json-lines":
         text = "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in to_json(result)["findings"])
     elif fmt == "full":

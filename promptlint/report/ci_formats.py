@@ -42,7 +42,9 @@ def to_gitlab(result, root=None) -> str:
     return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"
 
 
-def to_junit(result, root=None) -> str:
+def to_junit(result, root=None, fail_on: str = "warning") -> str:
+    """`fail_on`: findings below it (info, by default) are skipped test cases,
+    so the report fails exactly when the command does."""
     root = root or repo_root()
     by_file: dict[str, list] = {}
     for f in result.findings:
@@ -50,16 +52,25 @@ def to_junit(result, root=None) -> str:
     errors: dict[str, list] = {}
     for e in result.errors:
         errors.setdefault(display_path(e.path, root), []).append(e)
+    order = ("info", "warning", "error")
+    failing = lambda f: order.index(f.severity.label) >= order.index(fail_on)  # noqa: E731
+    failed = sum(1 for f in result.findings if failing(f))
     suites = ET.Element("testsuites", name="promptlint", tests=str(len(result.findings) + len(result.errors)),
-                        failures=str(len(result.findings)), errors=str(len(result.errors)))
+                        failures=str(failed), errors=str(len(result.errors)),
+                        skipped=str(len(result.findings) - failed))
     for path in sorted(set(by_file) | set(errors)):
         findings, broken = by_file.get(path, []), errors.get(path, [])
+        n_failed = sum(1 for f in findings if failing(f))
         suite = ET.SubElement(suites, "testsuite", name=path, tests=str(len(findings) + len(broken)),
-                              failures=str(len(findings)), errors=str(len(broken)), skipped="0")
+                              failures=str(n_failed), errors=str(len(broken)), skipped=str(len(findings) - n_failed))
         for f in findings:
             row, col = f.line_col
             case = ET.SubElement(suite, "testcase", name=f"{f.rule} at {path}:{row}:{col}", classname=path,
                                  file=path, line=str(row))
+            if not failing(f):
+                ET.SubElement(case, "skipped", message=f"{f.severity.label}, below --fail-on {fail_on}: "
+                                                       f"{f.rule} {f.message}")
+                continue
             failure = ET.SubElement(case, "failure", message=f"{f.rule} {f.message}", type=f.severity.label)
             failure.text = f"{path}:{row}:{col}: {f.rule} {f.message}" + (f"\nfix: {f.fix}" if f.fix else "")
         for e in broken:
