@@ -72,7 +72,7 @@ FORMAT = "python"
 # What a module must contain for us to recognise a prompt in it (an SDK call, a
 # LangChain class, a prompt-named constant or function); other files are not parsed.
 _HINTS = re.compile(
-    r"\.create\(|\.parse\(|\.stream\(|completion\(|from_messages|from_template|PromptTemplate"
+    r"\.create\(|\.parse\(|\.stream\(|\.a?generate\(|\.a?chat\(|completion\(|from_messages|from_template|PromptTemplate"
     r"|(?:System|Human|AI)Message|\.a?invoke\(|\bmessages\s*=|\binstructions\s*="
     r"|^[ \t]*\w*(?:prompt|template|instructions)\w*[ \t]*(?::[^=\n]*)?=(?!=)"
     r"|\bdef[ \t]+\w*(?:prompt|instructions|messages)\w*[ \t]*\(",

@@ -297,7 +297,9 @@ def is_message_list(value) -> bool:
     return True
 
 
-_CLIENT_CREATE = ("create", "create_stream")
+# A client method that takes the messages first: AutoGen create(), smolagents generate(), LlamaIndex chat()
+_CLIENT_CREATE = ("create", "create_stream", "generate", "agenerate", "generate_stream", "chat", "achat",
+                  "stream_chat", "astream_chat")
 _LC_INVOKE = ("invoke", "ainvoke", "stream", "astream", "batch")
 _MESSAGEY = ("message", "msgs", "prompt", "history", "conversation", "chat", "turns")
 
