@@ -296,6 +296,9 @@ def test_show_fixes_marks_safe_and_unsafe_fixes_and_counts_them(tmp_path):
     assert result.stdout.startswith("clock.j2:1:10: PL001 [*] ")
     assert result.stdout.splitlines()[-1].endswith("; 1 fixable with `promptlint fix`.")
     assert "[*]" not in check(tmp_path, "clock.j2").stdout
+    # --statistics marks the rule and says what [*] means, as ruff does
+    assert check(tmp_path, "clock.j2", "--statistics").stdout.startswith(
+        "1\tPL001\t[*] volatile-before-stable\n[*] fixable with `promptlint fix`\n")
 
 
 def test_explain_shows_one_example_of_each_kind_and_renders_for_a_terminal():

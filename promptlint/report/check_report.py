@@ -92,8 +92,9 @@ def statistics(result) -> str:
     fixable = Counter(f.rule for f in result.findings if f.edits and not f.unsafe)
     rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     width = max((len(f"{n}") for _, n in rows), default=1)
-    return "".join(f"{n:>{width}}\t{code}\t{'[*] ' if fixable[code] else ''}"
-                   f"{rules[code].name if code in rules else ''}\n" for code, n in rows)
+    out = "".join(f"{n:>{width}}\t{code}\t{'[*] ' if fixable[code] else ''}"
+                  f"{rules[code].name if code in rules else ''}\n" for code, n in rows)
+    return out + ("[*] fixable with `promptlint fix`\n" if fixable else "")
 
 
 def summary(result, hidden: bool = False, fixes: bool = False) -> str:
