@@ -50,3 +50,18 @@ def test_every_install_command_in_the_docs_names_this_project():
         for args in re.findall(r"pip install([^\n`&;|]*)", text):
             names = [a.strip("'\"") for a in args.split()]
             assert not any(re.fullmatch(r"promptlint(\[.*\])?([=<>~!].*)?", n) for n in names), f"{rel}: {args}"
+
+
+def test_no_requirement_names_the_other_promptlint():
+    """A self-reference for an extra (`promptlint[verify]`) must use this
+    project's name: `promptlint` on the index would install another project."""
+    import re
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["name"] == "promptlint-cache"
+    requirements = list(project.get("dependencies", []))
+    for extra in project.get("optional-dependencies", {}).values():
+        requirements += extra
+    names = [re.match(r"[A-Za-z0-9._-]+", r).group(0).lower() for r in requirements]
+    assert "promptlint" not in names, requirements
