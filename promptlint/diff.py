@@ -123,12 +123,14 @@ class FindingRecord:
     tokens: int | None = None
     usd_per_month: float | None = None
     model: str | None = None
+    summary: str | None = None  # the finding in one clause (check's concise line); `message` in full
 
     def key(self, path: str | None = None) -> tuple[str, str, str]:
         return (self.rule, path or self.path, " ".join(self.text.split()))
 
     def as_dict(self) -> dict:
         return {"code": self.rule, "severity": self.severity, "message": self.message,
+                "summary": self.summary or self.message,
                 "location": {"path": self.path, "line": self.line, "column": self.column},
                 "source": self.text, "prompt": self.prompt, "tokens": self.tokens,
                 "usd_per_month": None if self.usd_per_month is None else round(self.usd_per_month, 6),
@@ -141,7 +143,8 @@ def finding_records(findings, path_map=lambda p: p, scrub=lambda s: s) -> list[F
     for f in findings:
         line, col = f.line_col
         out.append(FindingRecord(f.rule, f.severity.label, path_map(f.path), line, col, scrub(f.message),
-                                 f.span.source_text, f.prompt, f.tokens, f.usd_per_month, f.model))
+                                 f.span.source_text, f.prompt, f.tokens, f.usd_per_month, f.model,
+                                 scrub(f.summary) if f.summary else None))
     return out
 
 

@@ -123,6 +123,10 @@ def test_timestamp_moved_to_top_shows_the_loss_in_markdown(repo):
     # the finding is introduced, nothing resolved
     introduced = body.split("#### Findings introduced (1)", 1)[1]
     assert "**PL001**" in introduced and "`{{ now }}`" in introduced
+    # the comment gives check's one-clause summary, not the whole reason
+    assert re.search(r"`\{\{ now \}\}`: \{\{ now \}\} changes per request, ahead of [\d,]+ stable tokens not "
+                     r"shared across users \([\d,]+ tokens", introduced), introduced[:400]
+    assert "the name suggests" not in introduced
     assert "Findings: 1 introduced, 0 resolved." in body
     # every figure has its source: the provider table's date and the traffic
     assert re.search(r"Provider table dated \d{4}-\d\d-\d\d; traffic 50,000 requests/day", body)

@@ -225,7 +225,8 @@ def _cost(f: FindingRecord) -> str:
 
 def _md_finding(f: FindingRecord) -> str:
     src = f" at {_code(f.text)}" if f.text.strip() and len(f.text) <= 80 else ""
-    return f"- **{f.rule}** {_code(f'{f.path}:{f.line}:{f.column}')}{src}: {_plain(f.message + _cost(f))}"
+    # the short clause check prints (the comment is read on a pull request); the whole reason is in JSON
+    return f"- **{f.rule}** {_code(f'{f.path}:{f.line}:{f.column}')}{src}: {_plain((f.summary or f.message) + _cost(f))}"
 
 
 def _md_breaker(b: dict | None) -> str:
