@@ -54,15 +54,15 @@ def _prepare(paths, config_path, providers):
     from promptlint import config as config_mod
     from promptlint.audit import select_models
 
-    from promptlint.stdin_text import bytes_of
+    from promptlint.stdin_text import exists
 
     paths = list(paths) or [Path(".")]
-    missing = [p for p in paths if not p.exists() and bytes_of(p) is None]
+    missing = [p for p in paths if not exists(p)]
     for p in missing:
         click.echo(f"{p}:1:1: no such file or directory", err=True)
     groups: dict = {}
     try:
-        for path in (p for p in paths if p.exists() or bytes_of(p) is not None):
+        for path in (p for p in paths if exists(p)):
             config = config_mod.load(path, config_path)
             key = config.path or config.root
             if key not in groups:
@@ -263,11 +263,7 @@ def fix(paths, providers, config_path, show_diff, unsafe_fixes, select, ignore, 
             click.echo(f"{finding.path}:{finding.line_col[0]}:{finding.line_col[1]}: {finding.rule} left as is: "
                        f"{result.why_not(finding, unsafe_fixes)}", err=True)
         fixed += result.fixed
-        if result.remaining is not None:
-            remaining += result.remaining
-        else:
-            unfixed = len(result.check.findings) - result.fixed
-            remaining += unfixed
+        remaining += result.remaining if result.remaining is not None else len(result.check.findings) - result.fixed
     from promptlint.report.words import plural, problems
 
     trouble = "".join(f"; {p}" for p in problems(errors, missing))
@@ -305,9 +301,9 @@ def _nothing_found(result, paths) -> bool:
     (pre-commit passes every text file it stages) are skipped, exit 0."""
     if result.files or result.errors:
         return False
-    from promptlint.stdin_text import bytes_of
+    from promptlint.stdin_text import exists
 
-    existing = [Path(p) for p in (paths or [Path(".")]) if Path(p).exists() or bytes_of(Path(p)) is not None]
+    existing = [Path(p) for p in (paths or [Path(".")]) if exists(Path(p))]
     if not existing:
         return False  # each missing path was reported already
     click.echo(f"warning: no prompt files found in {', '.join(map(str, existing))}: promptlint reads {_FOUND_BY}; "

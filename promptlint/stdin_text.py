@@ -17,6 +17,11 @@ def clear() -> None:
     _TEXTS.clear()
 
 
+def exists(path: Path) -> bool:
+    """On disk, or given on standard input (an editor's unsaved file)."""
+    return path.exists() or bytes_of(path) is not None
+
+
 def bytes_of(path: Path) -> bytes | None:
     """The text given on standard input for `path`, else None (read the disk)."""
     if not _TEXTS:

@@ -19,12 +19,12 @@ STABLE = (
 )
 
 
-def invoke(cwd: Path, *args):
-    """`promptlint ARGS` run in `cwd` (paths in the output are relative to it)."""
+def invoke(cwd: Path, *args, input: str | None = None):
+    """`promptlint ARGS` run in `cwd` (paths in the output are relative to it), `input` on stdin."""
     old = os.getcwd()
     os.chdir(cwd)
     try:
-        return CliRunner().invoke(main, list(args), catch_exceptions=False)
+        return CliRunner().invoke(main, list(args), input=input, catch_exceptions=False)
     finally:
         os.chdir(old)
 

@@ -18,8 +18,8 @@ def project(tmp_path):
     return write_project(tmp_path)
 
 
-def check(cwd: Path, *args):
-    return invoke(cwd, "check", *args)
+def check(cwd: Path, *args, input: str | None = None):
+    return invoke(cwd, "check", *args, input=input)
 
 
 def codes(result):
@@ -445,17 +445,9 @@ def test_exit_non_zero_on_fix(tmp_path):
 
 def test_stdin_with_stdin_filename_for_editors(project):
     text = "Now: {{ now }}\n" + STABLE
-    runner = CliRunner()
-    import os
-
-    old = os.getcwd()
-    os.chdir(project)
-    try:
-        given = runner.invoke(main, ["check", "-", "--stdin-filename", "time.j2"], input=text)
-        unsaved = runner.invoke(main, ["check", "-", "--stdin-filename", "drafts/new.j2"], input=text)
-        bare = runner.invoke(main, ["check", "-"], input=text)
-    finally:
-        os.chdir(old)
+    given = check(project, "-", "--stdin-filename", "time.j2", input=text)
+    unsaved = check(project, "-", "--stdin-filename", "drafts/new.j2", input=text)
+    bare = invoke(project, "check", "-", input=text)
     # the text from standard input stands for time.j2 (whose own {{ now }} is at 1:15)
     assert given.exit_code == 1
     assert given.stdout.startswith("time.j2:1:6: PL001 {{ now }} changes per request, ahead of ")

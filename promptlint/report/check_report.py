@@ -29,8 +29,11 @@ def line(f, show_fixes: bool = False) -> str:
     full message being --output-format full's; with `show_fixes`, `[*]` after
     the code where `promptlint fix` has a safe fix and `[unsafe fix]` where
     only --unsafe-fixes applies one (ruff marks fixable findings the same way)."""
+    return _located(f, *_body_and_money(f), show_fixes)
+
+
+def _located(f, body: str, money: str, show_fixes: bool) -> str:
     row, col = f.line_col
-    body, money = _body_and_money(f)
     return f"{f.path}:{row}:{col}: {f.rule}{fix_mark(f) if show_fixes else ''} {body}{money}"
 
 
@@ -46,8 +49,7 @@ def _body_and_money(f) -> tuple[str, str]:
 
 def long_line(f, show_fixes: bool = False) -> str:
     """The finding with its whole message (the reason and the effect in full)."""
-    row, col = f.line_col
-    return f"{f.path}:{row}:{col}: {f.rule}{fix_mark(f) if show_fixes else ''} {f.message}{_cost(f)}"
+    return _located(f, f.message, _cost(f), show_fixes)
 
 
 def fix_mark(f) -> str:
@@ -66,8 +68,8 @@ def _fixable(result) -> str | None:
 
 
 def full(f) -> str:
-    """`--output-format full`: the concise line, the source line with a caret
-    under the span (as ruff's full output shows it), the fix hint."""
+    """`--output-format full`: the finding with its whole message, the source
+    line with a caret under the span (as ruff's full output shows it), the fix hint."""
     out = [long_line(f, show_fixes=True)]
     row, col = f.line_col
     lines = f.span.file.text.splitlines()
@@ -101,33 +103,31 @@ def summary(result, hidden: bool = False, fixes: bool = False) -> str:
     """The last line: findings by severity, then what went wrong (input
     errors, missing paths, files a reader stopped in); "All checks passed"
     only when prompt files were read and nothing went wrong."""
-    from promptlint.report.words import plural, problems, scope
+    from promptlint.report.words import nothing_read, plural, problems, scope
 
     counts = {s: 0 for s in ("error", "warning", "info")}
     for f in result.findings:
         counts[f.severity.label] += 1
     kept_out = [f"{result.suppressed:,} suppressed"] if result.suppressed else []
-    if getattr(result, "baselined", 0):
+    if result.baselined:
         kept_out.append(f"{result.baselined:,} in the baseline")
     suppressed = f" ({', '.join(kept_out)})" if kept_out else ""
-    trouble = problems(len(getattr(result, "errors", ())), getattr(result, "missing", 0),
-                       _partly_analysed(result))
+    trouble = problems(len(result.errors), result.missing, _partly_analysed(result))
     where = scope(result.prompts, result.files)
     if result.findings:
         parts = ", ".join(plural(n, k) for k, n in counts.items() if n)
         head = f"Found {plural(len(result.findings), 'finding')} ({parts}): {where}{suppressed}"
-    elif not result.files and not trouble:
-        head = "No prompt files found"
-    elif not result.prompts and not trouble:
-        head = f"No prompts found in {plural(result.files, 'file')}{suppressed}"
+    elif not trouble and (empty := nothing_read(result.prompts, result.files)):
+        head = empty + suppressed
     elif trouble:
         head = f"No findings: {where}{suppressed}"
     else:
         head = f"All checks passed: {where}{suppressed}"
     if hidden and counts["info"]:
         trouble.insert(0, f"{counts['info']:,} info not listed (--show-info)")
-    if fixes and _fixable(result):
-        trouble.insert(0, _fixable(result))
+    fixable = _fixable(result) if fixes else None
+    if fixable:
+        trouble.insert(0, fixable)
     return "; ".join([head, *trouble]) + "."
 
 

@@ -52,8 +52,10 @@ def to_junit(result, root=None, fail_on: str = "warning") -> str:
     errors: dict[str, list] = {}
     for e in result.errors:
         errors.setdefault(display_path(e.path, root), []).append(e)
-    order = ("info", "warning", "error")
-    failing = lambda f: order.index(f.severity.label) >= order.index(fail_on)  # noqa: E731
+    from promptlint.checks.base import Severity
+
+    threshold = Severity.parse(fail_on)
+    failing = lambda f: f.severity >= threshold  # noqa: E731
     failed = sum(1 for f in result.findings if failing(f))
     suites = ET.Element("testsuites", name="promptlint", tests=str(len(result.findings) + len(result.errors)),
                         failures=str(failed), errors=str(len(result.errors)),

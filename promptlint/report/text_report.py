@@ -127,15 +127,11 @@ def _verbose(p: PromptResult) -> list[str]:
 
 def _counts(result: AuditResult) -> str:
     """What was read, and what went wrong (the same words as check's summary)."""
-    from promptlint.report.words import plural, problems, scope
+    from promptlint.report.words import nothing_read, problems, scope
 
     trouble = problems(len(result.errors), result.missing)
-    if not result.files and not trouble:
-        head = "No prompt files found"
-    elif not result.prompts and not trouble:
-        head = f"No prompts found in {plural(result.files, 'file')}"
-    else:
-        head = scope(len(result.prompts), result.files)
+    head = (None if trouble else nothing_read(len(result.prompts), result.files)) or \
+        scope(len(result.prompts), result.files)
     return "; ".join([head, *trouble]) + "."
 
 

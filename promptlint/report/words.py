@@ -17,6 +17,15 @@ def scope(prompts: int, files: int) -> str:
     return f"{plural(prompts, 'prompt')} in {plural(files, 'file')}"
 
 
+def nothing_read(prompts: int, files: int) -> str | None:
+    """The head of a summary for a run that read no prompt (check's and audit's alike), else None."""
+    if not files:
+        return "No prompt files found"
+    if not prompts:
+        return f"No prompts found in {plural(files, 'file')}"
+    return None
+
+
 def problems(errors: int = 0, missing: int = 0, partial: int = 0) -> list[str]:
     """The clauses a summary adds for what did not go as asked."""
     out = []
