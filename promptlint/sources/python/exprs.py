@@ -71,7 +71,7 @@ class Expressions:
         """A class constant or a `self.x` set in __init__. An attribute whose
         value reads itself (`self.x = self.x.copy()`, or through another
         attribute back to it) is not followed round the loop."""
-        key = ("attr", id(b))
+        key = id(b)
         if key in self.attrs_open:
             return Opaque(f"self.{b.name}", DEFAULT, b.value, names=(b.name,))
         self.attrs_open.add(key)

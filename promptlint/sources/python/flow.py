@@ -100,7 +100,7 @@ class Flow(Loops, Expressions, ToIR):
         self._returns: dict[int, tuple] = {}
         self._over_steps = False
         self._mutating: set[int] = set()  # ids of list bindings whose growth is being read
-        self.attrs_open: set[tuple[str, int]] = set()  # class and self. attributes being evaluated
+        self.attrs_open: set[int] = set()  # ids of the class and self. attribute bindings being evaluated
         self.used: set[int] = set()  # ids of calls and lists a prompt has taken as its messages
         from promptlint.sources.python import stdlib
         from promptlint.sources.python.project import project_of
