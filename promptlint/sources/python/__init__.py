@@ -478,10 +478,11 @@ class _Reader:
                         span = Span(self.file, last.start, last.end)
                         candidates.append((prefix + name, reads, span, [Section(role, build.text(value, "auto"),
                                                                                  span)]))
-        # module names whose own text reads as instructions (a function using one builds a prompt)
+        # module names whose own text reads as instructions, or named as a prompt (`PROMPT =
+        # open("prompt.j2").read()`): a function using one builds a prompt
         instruction_names = {name for name, bindings in module.bindings.items()
-                             if bindings[-1].kind == "assign" and _instructions(
-                                 self.file.text[bindings[-1].start:bindings[-1].end])}
+                             if bindings[-1].kind == "assign" and (_PROMPT_CONSTANT.match(name) or _instructions(
+                                 self.file.text[bindings[-1].start:bindings[-1].end]))}
         for scope in flow.index.functions:
             candidates += self.builder(scope, build, instruction_names)
         used_by_others = set().union(*(reads for _, reads, _, _ in candidates)) if candidates else set()

@@ -20,6 +20,8 @@ literal run with slots for what is not literal.
 
 from __future__ import annotations
 
+import re
+
 import json
 
 import libcst as cst
@@ -300,6 +302,9 @@ def is_message_list(value) -> bool:
 # A client method that takes the messages first: AutoGen create(), smolagents generate(), LlamaIndex chat()
 _CLIENT_CREATE = ("create", "create_stream", "generate", "agenerate", "generate_stream", "chat", "achat",
                   "stream_chat", "astream_chat")
+# A model wrapper's chat method that takes the system text, then the conversation:
+# `chat_mdl.async_chat(system, history, gen_conf)` (RAGFlow's LLMBundle and its kin)
+_CHAT_WORD = re.compile(r"(?:^|_)chat(?:_|$)")
 _LC_INVOKE = ("invoke", "ainvoke", "stream", "astream", "batch")
 _MESSAGEY = ("message", "msgs", "prompt", "history", "conversation", "chat", "turns")
 
@@ -318,6 +323,8 @@ def might_send(call: cst.Call) -> bool:
     if chain[-2:-1] == ["responses"] and keywords & {"input", "instructions"}:
         return True
     if last in _CLIENT_CREATE and call.args and call.args[0].keyword is None and not call.args[0].star:
+        return True
+    if _CHAT_WORD.search(last) and sum(a.keyword is None and not a.star for a in call.args) >= 2:
         return True
     if last in ("from_messages", "ChatPromptTemplate", "SystemMessage", "HumanMessage", "AIMessage",
                 "MessagesPlaceholder") or last == "PromptTemplate" and "template" in keywords:
@@ -428,6 +435,13 @@ def site(flow, call: cst.Call, frame):
         kind = "openai"
     elif "messages" in keywords and is_message_list(ev(keywords["messages"])):
         _system_and_messages(build, keywords, ev, sections)
+        kind = "openai"
+    elif _CHAT_WORD.search(last) and len(positional) >= 2 and isinstance(ev(positional[0]), StrV) \
+            and (is_message_list(ev(positional[1])) or isinstance(positional[1], cst.Subscript)
+                 and is_message_list(ev(positional[1].value))):  # the history as `msg[1:]`
+        # chat(system, history, ...): the system text, then the conversation
+        sections.append(build.system(ev(positional[0]), positional[0]))
+        sections += build.messages(ev(positional[1]), positional[1])
         kind = "openai"
     else:
         return None

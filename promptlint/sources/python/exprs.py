@@ -17,7 +17,8 @@ from promptlint.sources.python import files
 from promptlint.sources.python.scope import INF, Binding, Frame, Scope, _dotted_name
 from promptlint.sources.python.strings import Lit, decode_body
 from promptlint.sources.python.values import (
-    ClassV, ConstV, DictV, FuncV, ListV, LoopV, Opaque, Spread, StrV, literal_text, named_by, relabel, short, strongest,
+    ClassV, ConstV, DictV, ForeignFuncV, FuncV, ListV, LoopV, Opaque, Spread, StrV, literal_text, named_by, relabel,
+    short, strongest,
 )
 
 MAX_DEPTH = 8  # helper calls inlined inside each other
@@ -94,6 +95,10 @@ class Expressions:
 
     def subscript(self, node: cst.Subscript, frame: Frame):
         base = self.eval(node.value, frame)
+        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice) and isinstance(base, ListV):
+            part = self.sliced(base, node.slice[0].slice, frame)  # `messages[1:]`, `history[-10:]`
+            if part is not None:
+                return part
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             key = self.eval(node.slice[0].slice.value, frame)
             if isinstance(base, DictV) and isinstance(key, StrV):
@@ -115,6 +120,27 @@ class Expressions:
                 return Opaque(self.src(node), verdict, node, names=(name,) if name else base.names,
                               kind="name" if name else "expr", clock=base.clock)
         return self.opaque(node, frame, self.verdict(base))
+
+    def sliced(self, base: ListV, where: cst.Slice, frame: Frame) -> ListV | None:
+        """A slice with constant bounds of a list known item by item, or
+        `[k:]` of a list whose first k items are known."""
+        known = self.known_items(base)
+        bounds = []
+        for part in (where.lower, where.upper, where.step):
+            value = None if part is None else self.eval(part, frame)
+            if value is not None and not (isinstance(value, ConstV) and isinstance(value.value, int)):
+                return None
+            bounds.append(None if value is None else value.value)
+        if bounds[2] == 0:
+            return None
+        if known is not None:
+            return ListV(known[slice(*bounds)], base.node, base.is_tuple)
+        lower, upper, step = bounds
+        head = base.items[:lower or 0]
+        if lower is not None and lower >= 0 and upper is None and step is None \
+                and not any(isinstance(i, (Spread, LoopV)) for i in head):
+            return ListV(base.items[lower:], base.node, base.is_tuple)
+        return None
 
     def conditional(self, node: cst.IfExp, frame: Frame):
         decided = self.truth(node.test, frame)  # `x if isinstance(x, str) else str(x)` on a known x
@@ -222,8 +248,9 @@ class Expressions:
             callee = self.attribute(func, frame)
         else:
             callee = self.eval(func, frame)
-        if isinstance(callee, FuncV):
-            inlined = self.inline(callee, node, frame)
+        if isinstance(callee, (FuncV, ForeignFuncV)):
+            inlined = self.inline(callee, node, frame) if isinstance(callee, FuncV) else \
+                self.project.call(self, callee, node, frame)
             if inlined is not None:
                 return inlined
         return self.stdlib.unknown_call(self, node, frame, qual or _dotted_name(func) or self.src(func))
@@ -248,23 +275,34 @@ class Expressions:
         scope = self.index.scopes.get(id(func.node))
         if scope is None or frame.depth >= MAX_DEPTH:
             return None
-        found = [r for r in self.returns_of(func.node) if not _is_none_literal(r.value)][:MAX_RETURNS]
-        if not found:
-            return None
         bound = self.arguments(func, scope, call, frame)
-        parent = frame if frame.scope is scope.parent else self.frame_for(scope.parent)
-        if scope.parent.is_module:
-            parent = Frame(scope.parent, parent=None)
-        inner = Frame(scope, bound, parent, frame.import_time, frame.depth + 1)
-        self.reads.add(func.node.name.value)
-        # early returns: the caller may get any of them; the most volatile decides
-        values = [self.eval(r.value, inner) for r in found]
-        value = max(values, key=lambda v: self.verdict(v).volatility) if len(values) > 1 else values[0]
+        parent = frame if frame.scope is scope.parent and not scope.parent.is_module else None
+        value = self.returned(func, scope, bound, parent, frame.import_time, frame.depth + 1)
         if isinstance(value, Opaque) and value.qual is None:
             return relabel(value, short(self.src(call)), call)
         return value
 
-    def arguments(self, func: FuncV, scope: Scope, call: cst.Call, frame: Frame) -> dict:
+    def returned(self, func: FuncV, scope: Scope, bound: dict, parent: Frame | None, import_time: bool,
+                 depth: int):
+        """What a call of `func` returns, its parameters bound to `bound` (its
+        early returns: the caller may get any of them; the most volatile
+        decides, and between equals the one whose content is known: a memo
+        `return _cache[name]` gives what the other return computed). None
+        when it returns nothing we read."""
+        found = [r for r in self.returns_of(func.node) if not _is_none_literal(r.value)][:MAX_RETURNS]
+        if not found:
+            return None
+        if parent is None:
+            parent = Frame(scope.parent, parent=None) if scope.parent.is_module else self.frame_for(scope.parent)
+        inner = Frame(scope, bound, parent, import_time, depth)
+        self.reads.add(func.node.name.value)
+        values = [self.eval(r.value, inner) for r in found]
+        return max(values, key=lambda v: (self.verdict(v).volatility, not isinstance(v, Opaque)))
+
+    def arguments(self, func: FuncV, scope: Scope, call: cst.Call, frame: Frame, defaults: bool = True) -> dict:
+        """The parameters a call binds, evaluated here; with `defaults`, the
+        defaults of those it does not pass (they are evaluated in the
+        function's own module: a helper of another module passes False)."""
         params = func.node.params
         positional = [*params.posonly_params, *params.params]
         if func.bound_self and positional:
@@ -276,11 +314,15 @@ class Expressions:
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value in scope.params:
                 bound[arg.keyword.value] = self.argument(arg.keyword.value, arg.value, scope, frame)
-        for p in [*positional, *params.kwonly_params]:
-            name = p.name.value
-            if name not in bound and p.default is not None:
-                bound[name] = self.eval(p.default, self.import_frame)
+        if defaults:
+            bound.update(self.defaults(func, bound))
         return bound
+
+    def defaults(self, func: FuncV, bound: dict) -> dict:
+        params = func.node.params
+        return {p.name.value: self.eval(p.default, self.import_frame)
+                for p in [*params.posonly_params, *params.params, *params.kwonly_params]
+                if p.name.value not in bound and p.default is not None}
 
     def argument(self, param: str, node, scope: Scope, frame: Frame):
         value = self.eval(node, frame)

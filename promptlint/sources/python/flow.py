@@ -60,9 +60,10 @@ from promptlint.sources.python.loops import MAX_UNROLL, Loops
 from promptlint.sources.python.scope import (
     _BUILTINS, INF, Binding, Frame, Index, Mutation, Scope, _at_import, _names_in, call_name, returns, strip_self,
 )
-from promptlint.sources.python.strings import decode_simple, split_prefix
+from promptlint.sources.python.strings import Lit, decode_simple, split_prefix
 from promptlint.sources.python.values import (
-    ClassV, ConstV, DictV, FuncV, ListV, LoopV, MsgV, Opaque, SetV, Spread, StrV, named_by, relabel, short, strongest,
+    ClassV, ConstV, DictV, FuncV, ListV, LoopV, MsgV, Opaque, SetV, Spread, StrV, literal_text, named_by, relabel, short,
+    strongest,
 )
 
 V = Volatility
@@ -459,7 +460,8 @@ class Flow(Loops, Expressions, ToIR):
 
     def mutated(self, b: Binding, value, frame: Frame, at: float):
         """A list with the .append/.extend/.insert calls made on its name
-        between this binding and the use."""
+        between this binding and the use, and a dict or list with the items
+        assigned (`messages[0]["content"] = ...`) in that stretch."""
         changes = frame.scope.mutations_between(b.name, b.end, at)
         if not changes or id(b) in self._mutating:
             # a list read while it grows (`parts.extend(f(parts))` in a loop): as it was before
@@ -471,31 +473,72 @@ class Flow(Loops, Expressions, ToIR):
             self._mutating.discard(id(b))
 
     def _mutated(self, b: Binding, value, frame: Frame, changes):
-        if isinstance(value, Opaque) and not value.order:  # a list we only know as a whole, grown here
+        grows = [m for m in changes if m.method != "setitem"]
+        if grows and isinstance(value, Opaque) and not value.order:  # a list we only know as a whole, grown here
             value = ListV([Spread(value, value.node)], value.node)
-        if not isinstance(value, ListV):
+        if not isinstance(value, (ListV, DictV)):
             return value
-        items = list(value.items)
+        node = value.node
         for m in changes:
-            args = [a.value for a in m.call.args if not a.star and a.keyword is None]
-            if m.method == "append" and len(args) == 1:
-                added = self.in_loop(args[0], m.loop, frame, as_list=True) if m.loop is not None else \
-                    [self.eval(args[0], frame)]
-                items += [self.member_if(m, item, frame) for item in added]
-            elif m.method == "extend" and len(args) == 1:
-                # in a loop: once per iteration (a region of items in the loop's order)
-                extras = self.in_loop(args[0], m.loop, frame, as_list=True) if m.loop is not None else \
-                    [self.eval(args[0], frame)]
-                for extra in extras:
-                    items += extra.items if isinstance(extra, ListV) else \
-                        [extra] if isinstance(extra, LoopV) else [Spread(extra, args[0])]
-            elif m.method == "insert" and len(args) == 2:
-                where = self.eval(args[0], frame)
-                if isinstance(where, ConstV) and where.value == 0:
-                    items.insert(0, self.eval(args[1], frame))
-                else:
-                    items.append(self.eval(args[1], frame))
-        return ListV(items, value.node)
+            if m.method == "setitem":
+                value = self.set_item(value, m.keys, self.eval(m.call.value, frame), bool(m.arms))
+            elif isinstance(value, ListV):
+                value = self._grown(value, m, frame)
+        return ListV(value.items, node, value.is_tuple) if isinstance(value, ListV) else value
+
+    def set_item(self, container, keys: tuple, new, maybe: bool = False):
+        """`container[k1][k2] = new` on a dict or list known that far (else as
+        it was); `maybe` (under an `if`): the more volatile of the two values."""
+        if not keys:
+            if maybe and container is not None and self.verdict(container).volatility > self.verdict(new).volatility:
+                return container
+            return new
+        key, rest = keys[0], keys[1:]
+        if isinstance(container, DictV) and isinstance(key, str):
+            pairs = list(container.pairs)
+            nodes = list(container.key_nodes) if len(container.key_nodes) == len(pairs) else [None] * len(pairs)
+            for i, (k, v) in enumerate(pairs):
+                if isinstance(k, StrV) and literal_text(k) == key:
+                    pairs[i] = (k, self.set_item(v, rest, new, maybe))
+                    return DictV(pairs, container.node, nodes)
+            if rest or any(k is None for k, _ in pairs):  # a key behind a ** spread may be it
+                return container
+            return DictV(pairs + [(StrV([Lit.synthetic(key, 0, 0)]), new)], container.node, nodes + [None])
+        if isinstance(container, ListV) and isinstance(key, int):
+            known = self.known_items(container)
+            if known is not None and -len(known) <= key < len(known):
+                items = list(known)
+                items[key] = self.set_item(items[key], rest, new, maybe)
+                return ListV(items, container.node, container.is_tuple)
+            head = container.items[:key + 1] if key >= 0 else []
+            if head and len(head) == key + 1 and not any(isinstance(i, (Spread, LoopV)) for i in head):
+                items = list(container.items)
+                items[key] = self.set_item(items[key], rest, new, maybe)
+                return ListV(items, container.node, container.is_tuple)
+        return container
+
+    def _grown(self, value: ListV, m: Mutation, frame: Frame) -> ListV:
+        """The list after one .append/.extend/.insert call on it."""
+        items = list(value.items)
+        args = [a.value for a in m.call.args if not a.star and a.keyword is None]
+        if m.method == "append" and len(args) == 1:
+            added = self.in_loop(args[0], m.loop, frame, as_list=True) if m.loop is not None else \
+                [self.eval(args[0], frame)]
+            items += [self.member_if(m, item, frame) for item in added]
+        elif m.method == "extend" and len(args) == 1:
+            # in a loop: once per iteration (a region of items in the loop's order)
+            extras = self.in_loop(args[0], m.loop, frame, as_list=True) if m.loop is not None else \
+                [self.eval(args[0], frame)]
+            for extra in extras:
+                items += extra.items if isinstance(extra, ListV) else \
+                    [extra] if isinstance(extra, LoopV) else [Spread(extra, args[0])]
+        elif m.method == "insert" and len(args) == 2:
+            where = self.eval(args[0], frame)
+            if isinstance(where, ConstV) and where.value == 0:
+                items.insert(0, self.eval(args[1], frame))
+            else:
+                items.append(self.eval(args[1], frame))
+        return ListV(items, value.node, value.is_tuple)
 
     def member_if(self, m: Mutation, item, frame: Frame):
         """An item a list gets only when the `if` around the call is taken: when

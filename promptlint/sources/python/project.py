@@ -14,8 +14,12 @@ at the use, since that is the line the user reads and fixes.
 
 What is followed: module-level names and class attributes holding text,
 lists, dicts or a value with evidence (a clock at import); re-exports
-through further imports, up to MAX_IMPORT_DEPTH modules deep. Functions and
-classes themselves are not inlined across modules. Limits (each says what
+through further imports, up to MAX_IMPORT_DEPTH modules deep; and functions
+(module-level ones, a class's static and class methods), which a call here
+inlines in their own module's flow: the arguments are evaluated here and
+carried over (text kept, positions dropped: they are this file's), the
+defaults and everything the function reads are evaluated there, and what
+it returns is moved back to the call like any other imported value. Limits (each says what
 it skipped, in `-v` notes): MAX_ANCESTORS folders walked up, MAX_MODULES
 other modules read for one file (the same for every file, whatever else the
 run checks), the reader's file-size limit, a module that does not parse or
@@ -34,9 +38,12 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from promptlint.ir import Slot, SourceError, Text
 from promptlint.sources.base import read_source
+from promptlint.sources.python.exprs import MAX_DEPTH
 from promptlint.sources.python.scope import INF
 from promptlint.sources.python.strings import Lit, merge
-from promptlint.sources.python.values import ClassV, ConstV, DictV, ListV, MsgV, Opaque, SetV, Spread, StrV, TemplV
+from promptlint.sources.python.values import (
+    ClassV, ConstV, DictV, ForeignFuncV, FuncV, ListV, MsgV, Opaque, SetV, Spread, StrV, TemplV, relabel, short,
+)
 
 MAX_IMPORT_DEPTH = 4  # modules followed through re-exports
 MAX_ANCESTORS = 8  # folders walked up from the importing file to find a package
@@ -106,9 +113,14 @@ class Project:
                 if not isinstance(value, ClassV):
                     return None
                 attrs = value.info.attrs.get(attr)
-                if not attrs:
+                if attrs:
+                    value = foreign.attr_value(value.info, attrs[-1])
+                    continue
+                method = value.info.methods.get(attr)
+                kind = _decorated(method) if method is not None else None
+                if kind is None:  # an instance method needs an instance: not followed
                     return None
-                value = foreign.attr_value(value.info, attrs[-1])
+                value = FuncV(method, bound_self=kind == "classmethod")
             return foreign, value
         finally:
             self._active.pop()
@@ -137,6 +149,37 @@ class Project:
             if self._files[key] is not None:
                 return self._files[key]
         return None
+
+    # ------------------------------------------------------------ calls
+
+    def call(self, flow, func: ForeignFuncV, call, frame):
+        """`helper(args)` of a function defined in another module: evaluated
+        there with the arguments carried over, its result moved to `call`.
+        None when it is not followed (depth, a cycle, nothing returned)."""
+        foreign = func.flow
+        scope = foreign.index.scopes.get(id(func.func.node))
+        if scope is None or frame.depth >= MAX_DEPTH:
+            return None
+        path = foreign.file.path
+        if len(self._active) >= MAX_IMPORT_DEPTH or path in self._active:
+            self.ctx.note(flow.file, flow.file_span(*flow.span(call)),
+                          f"{func.func.node.name.value}() of {foreign.file.display_path}: not followed (import depth "
+                          f"{MAX_IMPORT_DEPTH} or a cycle)")
+            return None
+        passed = flow.arguments(func.func, scope, call, frame, defaults=False)
+        bound = {name: carry(v, flow) for name, v in passed.items()}
+        self._active.append(path)
+        try:
+            bound.update(foreign.defaults(func.func, bound))
+            value = foreign.returned(func.func, scope, bound, None, False, frame.depth + 1)
+        finally:
+            self._active.pop()
+        if value is None:
+            return None
+        moved = relocate(value, foreign, flow, call)
+        if isinstance(moved, Opaque) and moved.qual is None:
+            return relabel(moved, short(flow.src(call)), call)
+        return moved
 
     # ------------------------------------------------------------ parsing
 
@@ -185,10 +228,10 @@ def relocate(value, foreign, flow, node):
     start, end = flow.span(node)
     span = flow.file_span(start, end)
 
-    def move(v):
+    def move(v, top=False):
         if isinstance(v, StrV):
-            return StrV(merge([Lit.synthetic(s.text, start, end) if isinstance(s, Lit) else _slot(s, span)
-                               for s in v.segs]), node)
+            return StrV(merge([Lit.synthetic(s.text, start, end) if isinstance(s, Lit) else
+                               s if _here(s, flow) else _slot(s, span) for s in v.segs]), node)
         if isinstance(v, ConstV):
             return ConstV(v.value, node)
         if isinstance(v, (ListV, SetV)):
@@ -216,12 +259,59 @@ def relocate(value, foreign, flow, node):
             return None if inner is None else Spread(inner, node)
         if isinstance(v, Opaque):
             verdict = v.effective()
-            if verdict.volatility.name == "UNKNOWN":
+            if verdict.volatility.name == "UNKNOWN" and top:
                 return None  # no evidence there either: our own reading of the name stands
             return Opaque(v.label, verdict, node, names=v.names, clock=v.clock, kind=v.kind, qual=v.qual)
+        if isinstance(v, FuncV):
+            return ForeignFuncV(v, foreign, node)
+        if isinstance(v, ForeignFuncV):
+            return ForeignFuncV(v.func, v.flow, node)
         return None
 
-    return move(value)
+    return move(value, top=True)
+
+
+def carry(value, flow):
+    """A value of the calling file as an argument of a function of another
+    module: its text and slots kept, its syntax nodes (positions in the
+    calling file) dropped, since the other module's flow cannot place them.
+    What has no meaning there (a function or class of the caller) becomes an
+    opaque value with the same verdict."""
+    if isinstance(value, StrV):
+        return StrV([Lit.synthetic(s.text, 0, 0) if isinstance(s, Lit) else s for s in value.segs])
+    if isinstance(value, ConstV):
+        return ConstV(value.value)
+    if isinstance(value, ListV):
+        return ListV([carry(i, flow) for i in value.items], None, value.is_tuple)
+    if isinstance(value, SetV):
+        return SetV([carry(i, flow) for i in value.items])
+    if isinstance(value, DictV):
+        pairs = [(None if k is None else carry(k, flow), carry(v, flow)) for k, v in value.pairs]
+        return DictV(pairs, None, [None] * len(pairs))
+    if isinstance(value, Spread):
+        return Spread(carry(value.value, flow))
+    if isinstance(value, MsgV):
+        content = None if value.content is None else carry(value.content, flow)
+        return dataclasses.replace(value, content=content, node=None)
+    if isinstance(value, TemplV):
+        return TemplV(carry(value.text, flow), None, value.style)
+    if isinstance(value, Opaque):
+        return dataclasses.replace(value, node=None, span=None, fix=None)
+    return Opaque(flow.label_of(value), flow.verdict(value), None, names=flow.names_of(value))
+
+
+def _decorated(func) -> str | None:
+    """"staticmethod" or "classmethod" when `func` is declared so."""
+    for dec in func.decorators:
+        if isinstance(dec.decorator, cst.Name) and dec.decorator.value in ("staticmethod", "classmethod"):
+            return dec.decorator.value
+    return None
+
+
+def _here(slot: Slot, flow) -> bool:
+    """A slot of the calling file that went through a function of another
+    module as its argument: it stays where it is written."""
+    return slot.span is not None and slot.span.file is flow.file
 
 
 def _slot(slot: Slot, span) -> Slot:

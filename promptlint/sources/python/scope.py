@@ -59,11 +59,12 @@ class Branches:
 @dataclass(eq=False)
 class Mutation:
     name: str
-    method: str  # append | extend | insert
-    call: cst.Call
+    method: str  # append | extend | insert | setitem (`x["k"][0] = value`)
+    call: cst.CSTNode  # the call, or the assignment of a setitem
     start: int
     loop: cst.For | None
     arms: tuple[tuple[int, int], ...] = ()  # the `if` arms around the call, as Binding.arms
+    keys: tuple = ()  # a setitem's constant keys and indexes, outermost first
 
 
 @dataclass(eq=False)
@@ -266,6 +267,10 @@ class Index:
     def _small(self, small, scope: Scope, loop, start: int, end: int) -> None:
         if isinstance(small, cst.Assign):
             for target in small.targets:
+                item = _item_target(target.target)
+                if item is not None:  # messages[0]["content"] = ...: the value it names changes
+                    scope.mutations.setdefault(item[0], []).append(Mutation(item[0], "setitem", small, start, loop,
+                                                                            tuple(self._arms), item[1]))
                 for name, path in _target_names(target.target):
                     self._bind(scope, Binding(name, "assign", start, end, value=small.value, target=target.target,
                                               path=path, loop=loop))
@@ -331,6 +336,30 @@ def _dotted(node) -> str:
     if isinstance(node, cst.Attribute):
         return f"{_dotted(node.value)}.{node.attr.value}"
     return ""
+
+
+def _item_target(target) -> tuple[str, tuple] | None:
+    """(name, keys) of `name["k"][0] = ...` with constant keys, else None."""
+    keys = []
+    while isinstance(target, cst.Subscript) and len(target.slice) == 1 \
+            and isinstance(target.slice[0].slice, cst.Index):
+        key = target.slice[0].slice.value
+        if isinstance(key, cst.SimpleString) and key.prefix.lower() in ("", "u"):
+            try:
+                keys.append(key.evaluated_value)
+            except Exception:  # noqa: BLE001 - an odd literal: not followed
+                return None
+        elif isinstance(key, cst.Integer):
+            keys.append(int(key.value, 0))
+        elif isinstance(key, cst.UnaryOperation) and isinstance(key.operator, cst.Minus) \
+                and isinstance(key.expression, cst.Integer):
+            keys.append(-int(key.expression.value, 0))
+        else:
+            return None
+        target = target.value
+    if not keys or not isinstance(target, cst.Name):
+        return None
+    return target.value, tuple(reversed(keys))
 
 
 def _target_names(target, path: tuple[int, ...] = ()) -> list[tuple[str, tuple[int, ...]]]:

@@ -165,8 +165,12 @@ def render_fields(flow, text: StrV, scanner, args: list, kwargs: dict) -> list:
             if value is None:
                 out.append(variable_slot(root if root and not root.isdigit() else label, label,
                                          flow.file_span(*span), flow.ctx))
-            else:
-                out += fill(flow, value, conversion, spec, value_node(value) or text.node, label, span)
+                continue
+            if span[0] == span[1] and value_node(value) is not None:
+                # the field is not written in this file (a template file the code loads):
+                # the value enters the prompt at the argument that fills it
+                span = flow.span(value_node(value))
+            out += fill(flow, value, conversion, spec, value_node(value) or text.node, label, span)
     return out
 
 

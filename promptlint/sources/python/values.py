@@ -13,6 +13,8 @@ An expression evaluates, without running anything, to one of these:
 - `MsgV`: a LangChain message (`SystemMessage(...)`, a `("system", "...")`
   tuple inside a prompt template, `MessagesPlaceholder`);
 - `FuncV` / `ClassV`: a function or class of this module (inlined, read);
+- `ForeignFuncV`: a function of another module of the checked tree, where
+  it is used here (inlined in its own module's flow, see project);
 - `TemplV`: a `string.Template`;
 - `Opaque`: anything else. It carries a label (the source text), a verdict
   (volatility and reason), the inputs it depends on, and what a fixer needs.
@@ -142,6 +144,13 @@ class MsgV:
 class FuncV:
     node: cst.FunctionDef
     bound_self: bool = False  # reached through self./cls.: skip the first parameter
+
+
+@dataclass(eq=False)
+class ForeignFuncV:
+    func: FuncV  # the function, in the flow of the module that defines it
+    flow: Any  # that module's Flow
+    node: cst.CSTNode | None = None  # where it is used in this file
 
 
 @dataclass(eq=False)
