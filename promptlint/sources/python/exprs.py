@@ -86,12 +86,35 @@ class Expressions:
         if b.kind == "attr":
             scope = self.index.scopes[id(b.node)]
             value = self.eval(b.value, self.frame_for(scope))
+            if scope.params and scope.node.name.value == "__init__":
+                value = self.passed_to_init(info, scope, b, value)
         else:
             value = self._binding(b, self.frame_for(info.scope) if not info.scope.parent.is_module
                                   else Frame(info.scope, parent=self.import_frame, import_time=True), INF)
         if isinstance(value, Opaque) and value.qual is None:
             return relabel(value, f"self.{b.name}", value.node)
         return value
+
+    def passed_to_init(self, info, scope: Scope, b: Binding, unbound):
+        """`self.x = param or DEFAULT` in `__init__`: the value with the
+        parameters a subclass of this module passes (`super().__init__(
+        prompt_templates=yaml.safe_load(...))`); the most volatile of those
+        and of the value with nothing passed, and between equals the one
+        whose content is known (`likeliest`: what the classes here use)."""
+        name = info.node.name.value
+        values = []
+        for other in self.index.classes.values():
+            init = other.methods.get("__init__")
+            if other is info or init is None or not any(_base_name(base.value) == name for base in other.node.bases):
+                continue
+            caller = self.index.scopes.get(id(init))
+            for call in (caller.super_inits if caller is not None else ())[:MAX_RETURNS]:
+                frame = self.frame_for(caller)
+                bound = self.arguments(FuncV(scope.node, bound_self=True), scope, call, frame)
+                values.append(self.eval(b.value, Frame(scope, bound, self.frame_for(scope.parent))))
+        if not values:
+            return unbound
+        return self.likeliest([*values, unbound])
 
     def subscript(self, node: cst.Subscript, frame: Frame):
         base = self.eval(node.value, frame)
@@ -285,10 +308,8 @@ class Expressions:
     def returned(self, func: FuncV, scope: Scope, bound: dict, parent: Frame | None, import_time: bool,
                  depth: int):
         """What a call of `func` returns, its parameters bound to `bound` (its
-        early returns: the caller may get any of them; the most volatile
-        decides, and between equals the one whose content is known: a memo
-        `return _cache[name]` gives what the other return computed). None
-        when it returns nothing we read."""
+        early returns: the caller may get any of them; `likeliest` decides).
+        None when it returns nothing we read."""
         found = [r for r in self.returns_of(func.node) if not _is_none_literal(r.value)][:MAX_RETURNS]
         if not found:
             return None
@@ -297,7 +318,7 @@ class Expressions:
         inner = Frame(scope, bound, parent, import_time, depth)
         self.reads.add(func.node.name.value)
         values = [self.eval(r.value, inner) for r in found]
-        return max(values, key=lambda v: (self.verdict(v).volatility, not isinstance(v, Opaque)))
+        return self.likeliest(values)
 
     def arguments(self, func: FuncV, scope: Scope, call: cst.Call, frame: Frame, defaults: bool = True) -> dict:
         """The parameters a call binds, evaluated here; with `defaults`, the
@@ -327,6 +348,15 @@ class Expressions:
     def argument(self, param: str, node, scope: Scope, frame: Frame):
         value = self.eval(node, frame)
         return named_by(self.ctx, param, value)
+
+
+def _base_name(node) -> str | None:
+    """`Base` of `class A(Base)` or `class A(pkg.Base)`."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
 
 
 def _is_none(value) -> bool:

@@ -12,7 +12,14 @@ text files under the reader's size limit; a path computed at run time
 (an argument, a setting) stays a file of unknown content, fixed per release.
 A template named by `get_template` is looked for in the loader's folder
 when the code names it, else beside the module and in the `templates/` and
-`prompts/` folders of it and its parents.
+`prompts/` folders of it and its parents. A package's resources
+(`importlib.resources.files("app.prompts").joinpath("agent.yaml")`) are
+looked for in the package's folder, found as imports are.
+
+Data files the code parses (`yaml.safe_load(text)`, `json.load(fh)`) become
+dicts and lists of their strings (safe loaders only: no tags, nothing
+constructed), so that `templates["planning"]["update"]` is the text there;
+MAX_DATA_NODES values at most.
 """
 
 from __future__ import annotations
@@ -23,10 +30,12 @@ from pathlib import Path
 from promptlint.ir import SourceError
 from promptlint.sources.base import read_source
 from promptlint.sources.python.strings import Lit
-from promptlint.sources.python.values import StrV
+from promptlint.sources.python.values import ConstV, DictV, ListV, StrV, literal_text
 
 _TEMPLATE_FOLDERS = ("", "templates", "prompts", "prompt_templates", "templates/prompts")
 MAX_PARENTS = 6
+MAX_DATA_NODES = 20_000  # values of one parsed data file turned into ours
+MAX_DATA_DEPTH = 64
 
 
 def joined(base: str | None, *parts: str | None) -> str | None:
@@ -90,3 +99,63 @@ def find_template(flow, name: str, folder: str | None) -> Path | None:
         if base.resolve() == Path(flow.ctx.root).resolve():
             break
     return None
+
+
+def package_folder(flow, dotted: str) -> str | None:
+    """The folder of package `dotted` (`app.prompts`), looked for as an import
+    is: under the module's folder and its ancestors, inside the project."""
+    parts = [p for p in dotted.split(".") if p]
+    if not parts or not all(p.isidentifier() for p in parts):
+        return None
+    here = flow.file.path.parent
+    for base in [here, *list(here.parents)[:MAX_PARENTS + 2]]:
+        candidate = base.joinpath(*parts)
+        if candidate.is_dir() and _inside(candidate, flow):
+            return str(candidate)
+    return None
+
+
+def parsed(flow, text: StrV, kind: str, node):
+    """The data of a YAML or JSON text known in full (a file the code read),
+    as dicts, lists and strings placed where the text is; None when it is not
+    known or does not parse."""
+    source = literal_text(text)
+    if source is None or not text.segs:
+        return None
+    start, end = text.segs[0].offsets[0], text.segs[0].offsets[-1]
+    try:
+        if kind == "json":
+            import json
+
+            data = json.loads(source)
+        else:
+            from ruamel.yaml import YAML
+
+            data = YAML(typ="safe", pure=True).load(source)
+    except Exception as exc:  # noqa: BLE001 - any parse error: the value stays unknown
+        flow.ctx.note(flow.file, flow.file_span(*flow.span(node)), f"not parsed as {kind}: "
+                                                                   f"{str(exc).splitlines()[0] if str(exc) else exc}")
+        return None
+    budget = [MAX_DATA_NODES]
+
+    def value(d, depth):
+        budget[0] -= 1
+        if budget[0] < 0 or depth > MAX_DATA_DEPTH:
+            raise OverflowError
+        if isinstance(d, str):
+            return StrV([Lit.synthetic(d, start, end)], node)
+        if isinstance(d, dict):
+            pairs = [(StrV([Lit.synthetic(str(k), start, end)], node), value(v, depth + 1)) for k, v in d.items()]
+            return DictV(pairs, node, [None] * len(pairs))
+        if isinstance(d, list):
+            return ListV([value(v, depth + 1) for v in d], node)
+        if d is None or isinstance(d, (bool, int, float)):
+            return ConstV(d, node)
+        return StrV([Lit.synthetic(str(d), start, end)], node)  # a date or timestamp the loader made
+
+    try:
+        return value(data, 0)
+    except (OverflowError, RecursionError):
+        flow.ctx.note(flow.file, flow.file_span(*flow.span(node)), f"{kind} data too large to follow "
+                                                                   f"({MAX_DATA_NODES:,} values at most)")
+        return None

@@ -228,6 +228,8 @@ class Flow(Loops, Expressions, ToIR):
             return self.subscript(node, frame)
         if isinstance(node, cst.IfExp):
             return self.conditional(node, frame)
+        if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.Or):
+            return self.either(node, frame)
         if isinstance(node, (cst.BooleanOperation, cst.UnaryOperation)):
             folded = self.truth(node, frame)
             if folded is not None:
@@ -237,6 +239,16 @@ class Flow(Loops, Expressions, ToIR):
         if isinstance(node, cst.NamedExpr):
             return self.eval(node.value, frame)
         return self.opaque(node, frame)
+
+    def either(self, node: cst.BooleanOperation, frame: Frame):
+        """`a or b`: `a` when it is known to be set, `b` when `a` is known to be
+        empty; when `a` is an input we cannot see (`prompt_templates or
+        yaml.safe_load(...)`, `user_name or "there"`), the likeliest of the two."""
+        left = self.eval(node.left, frame)
+        truth = _known_truth(left)
+        if truth is not None:
+            return left if truth else self.eval(node.right, frame)
+        return self.likeliest([left, self.eval(node.right, frame)])
 
     def returns_of(self, func: cst.FunctionDef) -> list:
         """The function's `return value`s, found once (a helper is inlined at every call)."""
@@ -562,6 +574,22 @@ class Flow(Loops, Expressions, ToIR):
         return Opaque(self.src(m.call), Verdict(verdict.volatility, f"added only when {short(self.src(test))}: "
                                                                     f"{verdict.reason}"), m.call,
                       names=self.names_of(item))
+
+
+def _known_truth(value) -> bool | None:
+    """bool(value) when the value says it without running anything."""
+    if isinstance(value, ConstV):
+        return bool(value.value)
+    if isinstance(value, StrV):
+        text = literal_text(value)
+        if text is not None:
+            return bool(text)
+        return True if any(isinstance(s, Lit) and s.text for s in value.segs) else None
+    if isinstance(value, ListV) and not any(isinstance(i, (Spread, LoopV)) for i in value.items):
+        return bool(value.items)
+    if isinstance(value, DictV) and all(k is not None for k, _ in value.pairs):
+        return bool(value.pairs)
+    return None
 
 
 __all__ = ["Flow", "Frame", "split_prefix", "call_name", "strip_self", "MAX_DEPTH", "MAX_UNROLL", "DictV"]

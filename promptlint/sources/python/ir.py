@@ -70,6 +70,19 @@ class ToIR:
             return self.verdict(value.text)
         return STATIC
 
+    def likeliest(self, values: list):
+        """Of the values a choice can give (early returns, `a or b`, what
+        callers pass), the one to read the prompt by: the most volatile, a
+        value fixed per release or steadier counting as stable, and between
+        equals the one whose content is known (a memo `return _cache[k]`
+        gives what the other return computed; the fallback of `a or b` is
+        what runs when the caller passes nothing)."""
+        def rank(v):
+            volatility = self.verdict(v).volatility
+            return (volatility if volatility > V.DEPLOY else V.STATIC, not isinstance(v, Opaque))
+
+        return max(values, key=rank)
+
     def names_of(self, value) -> tuple[str, ...]:
         if isinstance(value, Opaque):
             return value.names

@@ -76,6 +76,7 @@ class Scope:
     bindings: dict[str, list[Binding]] = field(default_factory=dict)
     mutations: dict[str, list[Mutation]] = field(default_factory=dict)
     params: dict[str, cst.Param] = field(default_factory=dict)
+    super_inits: list[cst.Call] = field(default_factory=list)  # `super().__init__(...)` calls made here
 
     @property
     def is_module(self) -> bool:
@@ -286,6 +287,9 @@ class Index:
         elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
             call = small.value
             func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "__init__" and isinstance(func.value, cst.Call) \
+                    and isinstance(func.value.func, cst.Name) and func.value.func.value == "super":
+                scope.super_inits.append(call)
             if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                     and func.attr.value in ("append", "extend", "insert")):
                 name = func.value.value

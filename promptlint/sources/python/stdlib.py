@@ -34,7 +34,7 @@ from promptlint.sources.python.values import (
     literal_data, literal_text, relabel, short, strongest,
 )
 from promptlint.sources.python.text import (  # the string half; fill, join, percent: used by the flow
-    _derived, _dict_kwargs, fill, join, percent, render_fields, str_method,
+    _derived, _dict_kwargs, call_kwargs, fill, join, percent, render_fields, str_method,
 )
 
 __all__ = ["call", "method", "unknown_call", "fill", "join", "percent", "clock_format", "clock_samples"]
@@ -156,6 +156,14 @@ def call(flow, qual: str, node: cst.Call, frame):
     if qual == "string.Template" and positional:
         value = flow.eval(positional[0], frame)
         return TemplV(value, node) if isinstance(value, StrV) else _derived(flow, value, node)
+    if qual in ("importlib.resources.files", "importlib_resources.files") and positional:
+        package = literal_text(flow.eval(positional[0], frame))
+        where = files.package_folder(flow, package) if package else None
+        return Opaque(flow.src(node), Verdict(V.STATIC, "a package's folder"), node, path=True, where=where)
+    if qual in _DATA_LOADERS and positional:  # yaml.safe_load(text), json.load(fh)
+        data = _data(flow, flow.eval(positional[0], frame), _DATA_LOADERS[qual], node)
+        if data is not None:
+            return data
     if qual in ("pathlib.Path", "pathlib.PurePath", "open", "io.open", "jinja2.FileSystemLoader"):
         values = [flow.eval(a, frame) for a in positional[:1]]
         where = _where(values[0]) if values else None
@@ -187,6 +195,19 @@ def call(flow, qual: str, node: cst.Call, frame):
     if "." not in qual:
         return builtin(flow, qual, node, frame, positional, keywords, span)
     return None
+
+
+_DATA_LOADERS = {"yaml.safe_load": "yaml", "yaml.load": "yaml", "yaml.full_load": "yaml", "json.loads": "json",
+                 "json.load": "json"}
+
+
+def _data(flow, value, kind: str, node):
+    """The parsed data of a text, or of the file a handle reads (`with
+    open(path) as fh: json.load(fh)`)."""
+    if isinstance(value, Opaque) and value.path and value.where is not None:
+        found = files.resolve(flow, value.where)
+        value = files.load(flow, found, node) if found is not None else None
+    return files.parsed(flow, value, kind, node) if isinstance(value, StrV) else None
 
 
 def _re_sub(flow, node, frame, positional):
@@ -290,13 +311,13 @@ def method(flow, base, attr: str, node: cst.Call, frame):
         return str_method(flow, base, attr, node, frame, positional, keywords)
     if isinstance(base, TemplV) and base.style == "jinja" and attr == "render":
         args = [flow.eval(a, frame) for a in positional]
-        kwargs = {k: flow.eval(v, frame) for k, v in keywords.items()}
+        kwargs = call_kwargs(flow, node, frame, keywords)
         if args and isinstance(args[0], DictV):
             kwargs = {**_dict_kwargs(args[0]), **kwargs}
         return StrV(render_fields(flow, base.text, strs.scan_jinja_fields, [], kwargs), node)
     if isinstance(base, TemplV) and base.style != "jinja" and attr in ("substitute", "safe_substitute"):
         args = [flow.eval(a, frame) for a in positional]
-        kwargs = {k: flow.eval(v, frame) for k, v in keywords.items()}
+        kwargs = call_kwargs(flow, node, frame, keywords)
         if args and isinstance(args[0], DictV):
             kwargs = {**_dict_kwargs(args[0]), **kwargs}
         return StrV(render_fields(flow, base.text, strs.scan_dollar, [], kwargs), node)
@@ -440,10 +461,30 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
     else:
         verdict = _call_verdict(flow, strip_self(dotted))
         if no_evidence(verdict):
-            verdict = Verdict(V.UNKNOWN, f"returned by {short(flow.src(node.func))}(), which promptlint does not "
-                                         "follow: no evidence of how often it changes (declare it in "
-                                         "[tool.promptlint.variables])")
+            verdict = derived_from(flow, node, frame) or \
+                Verdict(V.UNKNOWN, f"returned by {short(flow.src(node.func))}(), which promptlint does not "
+                                   "follow: no evidence of how often it changes (declare it in "
+                                   "[tool.promptlint.variables])")
     return Opaque(flow.src(node), verdict, node, names=(call_name(dotted),))
+
+
+def derived_from(flow, node: cst.Call, frame) -> Verdict | None:
+    """A call we cannot follow, given a value that changes per user or more
+    often (`retriever.search(question)`, `summarise(history)`): what it
+    returns is computed from that value, so it changes with it. None when no
+    argument has such evidence."""
+    found = []
+    for arg in node.args:
+        if arg.star:
+            continue
+        value = flow.eval(arg.value, frame)
+        verdict = flow.verdict(value)
+        if verdict.volatility >= V.USER:
+            found.append((verdict, short(flow.src(arg.value))))
+    if not found:
+        return None
+    verdict, label = max(found, key=lambda f: f[0].volatility)
+    return Verdict(verdict.volatility, f"computed by {short(flow.src(node.func))}() from {label}: {verdict.reason}")
 
 
 def _lc_from_template(qual: str) -> bool:

@@ -29,16 +29,24 @@ def _dict_kwargs(d: DictV) -> dict:
     return {literal_text(k): v for k, v in d.pairs if k is not None and literal_text(k) is not None}
 
 
+def call_kwargs(flow, node, frame, keywords) -> dict:
+    """The keyword arguments of a call, with those of a `**mapping` it
+    spreads when the mapping is known (the explicit ones win, as in Python)."""
+    kwargs = {k: flow.eval(v, frame) for k, v in keywords.items()}
+    for a in node.args:
+        if a.star == "**":
+            spread = flow.eval(a.value, frame)
+            if isinstance(spread, DictV):
+                kwargs = {**_dict_kwargs(spread), **kwargs}
+    return kwargs
+
+
 def str_method(flow, base: StrV, attr, node, frame, positional, keywords):
     args = [flow.eval(a, frame) for a in positional]
     if attr == "format":
-        kwargs = {k: flow.eval(v, frame) for k, v in keywords.items()}
+        kwargs = call_kwargs(flow, node, frame, keywords)
         for a in node.args:
-            if a.star == "**":
-                spread = flow.eval(a.value, frame)
-                if isinstance(spread, DictV):
-                    kwargs = {**_dict_kwargs(spread), **kwargs}
-            elif a.star == "*":
+            if a.star == "*":
                 spread = flow.eval(a.value, frame)
                 if isinstance(spread, ListV):
                     args += spread.items
