@@ -30,9 +30,9 @@ def test_findings_lines_and_exit_code(project):
     result = check(project, ".", "--show-info")
     lines = result.stdout.splitlines()
     assert re.fullmatch(r"date\.j2:1:10: PL001 \{\{ today \}\} changes once a day, ahead of [\d,]+ stable tokens "
-                        r"re-cached each time( \(~\$[\d,]+/month, gpt-4\.1\))?", lines[0])
+                        r"re-cached each time( \(~\$[\d,]+/mo, gpt-4\.1\))?", lines[0])
     assert re.fullmatch(r"time\.j2:1:15: PL001 \{\{ now \}\} changes per request, ahead of [\d,]+ stable tokens "
-                        r"not shared across users \(~\$[\d,]+/month, gpt-4\.1\)", lines[1])
+                        r"uncached \(~\$[\d,]+/mo, gpt-4\.1\)", lines[1])
     assert lines[2].startswith("user.j2:1:7: PL001 {{ user_name }} changes per user, ahead of ")
     assert all(len(l.split(": ", 1)[1]) <= 120 for l in lines)  # paths aside
     assert lines[3] == "Found 3 findings (1 error, 1 warning, 1 info): 4 prompts in 4 files."
@@ -400,6 +400,25 @@ def test_junit_report_has_a_failing_case_per_finding_and_an_error_per_input_erro
     assert broken.find("error").get("message").startswith("Jinja syntax error")
 
 
+def test_junit_report_reads_back_with_junitparser(project):
+    """A consumer's reading of the report (junitparser, as CI dashboards use
+    it): the suites, cases and results it sees are ours."""
+    from junitparser import Error, Failure, JUnitXml, Skipped
+
+    (project / ".git").mkdir()
+    (project / "broken.j2").write_text("{% if %}\n")
+    xml = JUnitXml.fromstring(check(project, ".", "--output-format", "junit").stdout)
+    seen = {}
+    for suite in xml:
+        for case in suite:
+            kinds = [type(r).__name__ for r in case.result]
+            seen[suite.name] = (case.name, kinds)
+            assert all(isinstance(r, (Error, Failure, Skipped)) for r in case.result)
+    assert seen == {"broken.j2": ("read broken.j2", ["Error"]), "date.j2": ("PL001 at date.j2:1:10", ["Skipped"]),
+                    "time.j2": ("PL001 at time.j2:1:15", ["Failure"]), "user.j2": ("PL001 at user.j2:1:7", ["Failure"])}
+    assert (xml.tests, xml.failures, xml.errors, xml.skipped) == (4, 2, 1, 1)
+
+
 def test_json_findings_carry_the_rule_documentation_url(project):
     (finding, *_) = json.loads(check(project, ".", "--format", "json").stdout)["findings"]
     assert finding["url"].endswith("/docs/rules.md#pl001-volatile-before-stable")
@@ -466,3 +485,13 @@ def test_a_slot_two_prompts_reach_is_reported_once(tmp_path):
     assert found and all(l.startswith("partials/clock.j2:1:6: PL001 {{ now }}") for l in found)
     assert len(found) == 1, result.stdout  # b.j2's, with more stable tokens after the slot
     assert result.stdout.splitlines()[-1].startswith("Found 1 finding (1 error): ")
+
+
+def test_concise_lines_fit_120_columns_on_the_bundled_fixtures():
+    """Every concise line of the fixtures' check, info included, is at most
+    120 columns after `path:line:col: ` (ruff's concise lines are as short)."""
+    root = Path(__file__).resolve().parent.parent
+    result = check(root, "--show-info", "fixtures")
+    bodies = [line.split(": ", 1)[1] for line in result.stdout.splitlines() if re.match(r"\S+:\d+:\d+: PL", line)]
+    assert len(bodies) > 150
+    assert max(len(b) for b in bodies) <= 120, max(bodies, key=len)

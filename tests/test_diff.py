@@ -124,8 +124,8 @@ def test_timestamp_moved_to_top_shows_the_loss_in_markdown(repo):
     introduced = body.split("#### Findings introduced (1)", 1)[1]
     assert "**PL001**" in introduced and "`{{ now }}`" in introduced
     # the comment gives check's one-clause summary, not the whole reason
-    assert re.search(r"`\{\{ now \}\}`: \{\{ now \}\} changes per request, ahead of [\d,]+ stable tokens not "
-                     r"shared across users \([\d,]+ tokens", introduced), introduced[:400]
+    assert re.search(r"`\{\{ now \}\}`: \{\{ now \}\} changes per request, ahead of [\d,]+ stable tokens "
+                     r"uncached \([\d,]+ tokens", introduced), introduced[:400]
     assert "the name suggests" not in introduced
     assert "Findings: 1 introduced, 0 resolved." in body
     # every figure has its source: the provider table's date and the traffic

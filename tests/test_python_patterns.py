@@ -166,7 +166,7 @@ def test_a_long_function_is_read_in_linear_time(tmp_path):
     result = invoke(tmp_path, "check", "--select", "PL001,PL008", "--show-info", "agent.py")
     assert result.exit_code == 0, result.stderr  # only an info finding: flags are undeclared input
     assert result.stderr == ""
-    assert result.stdout.startswith("agent.py:10:26: PL008 input flags.f0 has no evidence")
+    assert result.stdout.startswith("agent.py:10:26: PL008 input flags.f0 has no volatility evidence")
     # twice the statements, about twice the work (libcst's parse dominates): no blow-up
     (tmp_path / "agent2.py").write_text(_long_agent_function(360))
     assert invoke(tmp_path, "check", "agent2.py").exit_code == 0

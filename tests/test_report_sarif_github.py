@@ -220,11 +220,13 @@ def test_github_format(project):
     result = check(project, ".", "--format", "github")
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
+    # the concise line first (what a collapsed annotation shows), then the whole reason
     assert lines[0].startswith("::notice file=date.j2,line=1,col=10,endLine=1,endColumn=21,"
-                               "title=PL001 volatile-before-stable::{{ today }} changes once a day (")
+                               "title=PL001 volatile-before-stable::{{ today }} changes once a day, ahead of ")
     assert lines[1].startswith("::error file=time.j2,line=1,col=15,endLine=1,endColumn=24,"
-                               "title=PL001 volatile-before-stable::{{ now }} changes per request (")
-    assert "~$" in lines[1] and "/month on openai/gpt-4.1)" in lines[1]
+                               "title=PL001 volatile-before-stable::{{ now }} changes per request, ahead of ")
+    assert "stable tokens uncached (~$" in lines[1] and "/mo, gpt-4.1)%0A%0A{{ now }} changes per request (" in lines[1]
+    assert "/month on openai/gpt-4.1)" in lines[1]
     assert lines[2].startswith("::warning file=user.j2,line=1,col=7,")
     assert lines[3] == "Found 3 findings (1 error, 1 warning, 1 info): 4 prompts in 4 files."
 

@@ -38,6 +38,15 @@ class Edit:
     text: str
 
 
+BRIEF = 28  # characters of a slot's label a concise line shows
+
+
+def brief(label: str, width: int = BRIEF) -> str:
+    """A label cut to `width` characters for a concise line (the full message keeps it whole)."""
+    label = " ".join(label.split())
+    return label if len(label) <= width else label[:width - 1].rstrip() + "…"
+
+
 @dataclass
 class Finding:
     rule: str  # "PL001"

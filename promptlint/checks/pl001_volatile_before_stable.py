@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from promptlint.checks import pl002_unstable_loop_order as pl002
 from promptlint.checks import pl006_whitespace_drift as pl006
-from promptlint.checks.base import CheckContext, Finding, Severity
+from promptlint.checks.base import CheckContext, Finding, Severity, brief
 from promptlint.checks.move_to_user import move_edits
 from promptlint.checks.precision import precision_edits
 from promptlint.checks.source_fixes import describe, source_edits
@@ -18,11 +18,21 @@ from promptlint.checks.measure import (
 from promptlint.ir import Volatility
 
 SCOPE_WORDS = {"global": "all users", "user": "one user's sessions", "session": "one session's requests"}
-SHORT_SCOPE = {"global": "across users", "user": "across a user's sessions", "session": "across a session's requests"}
+# what a concise line adds to "uncached": nothing for the usual case (shared by every user)
+SHORT_SCOPE = {"global": "", "user": " across a user's sessions", "session": " across a session's requests"}
 CHANGES = {Volatility.NONDETERMINISTIC: "on every render", Volatility.REQUEST: "per request",
            Volatility.SESSION: "per session", Volatility.USER: "per user", Volatility.DAY: "once a day",
            Volatility.DEPLOY: "per release", Volatility.UNKNOWN: "as its input does",
            Volatility.STATIC: "never"}
+
+
+def _uncached(slot, scope) -> str:
+    """What the concise line says of the stable tokens after a breaker: never
+    cached after a per-request value; cached per user or session, but not
+    shared, after a per-user or per-session one."""
+    if scope.key == "global" and slot.volatility < Volatility.REQUEST:
+        return "unshared across users"
+    return f"uncached{SHORT_SCOPE[scope.key]}"
 
 
 def _at(slot) -> str:
@@ -60,13 +70,12 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 usd = 0.0
             else:
                 effect = f"it keeps {tokens:,} stable tokens after it from being shared by {SCOPE_WORDS[scope.key]}"
-            short = f"{slot.label} changes {CHANGES[slot.volatility]}, ahead of {tokens:,} stable tokens " + (
-                "re-cached each time" if period else f"not shared {SHORT_SCOPE[scope.key]}")
+            label = brief(slot.label)
+            short = f"{label} changes {CHANGES[slot.volatility]}, ahead of {tokens:,} stable tokens " + (
+                "re-cached each time" if period else _uncached(slot, scope))
             if turn is not None and tokens < MIN_BREAKER_GAIN:  # what is lost is the conversation
-                short = (f"{slot.label} changes {CHANGES[slot.volatility]}, ahead of the conversation: "
-                         f"each turn re-sends ~{turn[0].lost_per_turn:,.0f} tokens")
-            elif turn is not None:
-                short += f"; each turn re-sends ~{turn[0].lost_per_turn:,.0f}"
+                short = (f"{label} changes {CHANGES[slot.volatility]} before the history: "
+                         f"~{turn[0].lost_per_turn:,.0f} tokens/turn uncached")
             if turn is not None:
                 chat, turn_usd = turn
                 effect += (f"; it also sits ahead of the conversation history ({as_written(chat.history)} at "

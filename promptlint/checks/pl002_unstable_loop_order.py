@@ -37,7 +37,7 @@ from collections.abc import Iterator
 from promptlint.analysis.render import CONTAINERS
 from promptlint.analysis.volatility import VariableTable, Verdict, snake
 from promptlint.audit import source_context
-from promptlint.checks.base import CheckContext, Edit, Finding, Severity
+from promptlint.checks.base import CheckContext, Edit, Finding, Severity, brief
 from promptlint.checks.source_fixes import describe, source_edits
 from promptlint.checks.measure import (
     MIN_BREAKER_GAIN,
@@ -248,5 +248,5 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             f"(otherwise shared by {SCOPE_WORDS[scope.key]}); {advice}",
             slot.span, tokens=tokens, usd_per_month=usd, model=model, fix=advice,
             edits=edits, unsafe=unsafe,
-            summary=f"{slot.label} has no fixed order: a new order re-sends {tokens:,} stable tokens uncached",
+            summary=f"{brief(slot.label)} has no fixed order: a reorder re-sends {tokens:,} stable tokens",
         )

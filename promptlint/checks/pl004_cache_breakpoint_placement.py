@@ -33,7 +33,7 @@ from itertools import pairwise
 
 from promptlint.analysis.prefix import common_prefix
 from promptlint.audit import is_explicit_request
-from promptlint.checks.base import CheckContext, Finding, Severity
+from promptlint.checks.base import CheckContext, Finding, Severity, brief
 from promptlint.economics.cost import estimate
 from promptlint.economics.providers import cacheable, load_table, resolve
 from promptlint.ir import Breakpoint, PromptTemplate, Scope, Span
@@ -223,7 +223,7 @@ def after_volatile(ctx: CheckContext, specs) -> Iterator[Finding]:
             f"cache breakpoint after {what}: the {tokens[i]:,}-token prefix up to it differs per {who}, so every "
             f"new {who} writes its own copy{premium} and no other {who} can read it{_others(len(narrow) - 1)}",
             _at(bp.span, ctx), tokens=tokens[i],
-            summary=f"breakpoint after {what}: each {who} writes its own {tokens[i]:,}-token copy",
+            summary=f"breakpoint after {brief(what)}: each {who} writes its own {tokens[i]:,}-token copy",
             fix="put the per-user and per-session blocks after the last breakpoint meant for every user "
                 "(tools and instructions first, breakpoint, then memory and names)",
         )
@@ -252,7 +252,7 @@ def after_volatile(ctx: CheckContext, specs) -> Iterator[Finding]:
             f"writes {premium_tokens:,} tokens to the cache{mult} and no request reads them"
             f"{_others(len(request) - 1)}",
             _at(bp.span, ctx), tokens=premium_tokens, usd_per_month=usd if spec else None,
-            summary=f"breakpoint after {what}: {premium_tokens:,} tokens written each request, never read",
+            summary=f"breakpoint after {brief(what)}: {premium_tokens:,} tokens cached, never read",
             model=spec.key if spec else None,
             fix="move the breakpoint to the last block before the volatile content, and the volatile content "
                 "after it (the end of the last user message)",
@@ -295,8 +295,8 @@ def lookback(ctx: CheckContext, specs, blocks: dict[int, int]) -> Iterator[Findi
                 f"back, so an entry written further back (an earlier turn's) is not found and the prefix is "
                 f"written again",
                 _at(bp.span, ctx),
-                summary=f"cache breakpoint {gap} blocks after the previous one: past {spec.key}'s "
-                        f"~{spec.lookback_blocks}-block lookback, so a miss writes the prefix again",
+                summary=f"breakpoint {gap} blocks after the last, past {spec.key.split('/')[-1]}'s "
+                        f"~{spec.lookback_blocks}-block lookback: a miss rewrites the prefix",
                 fix=f"add a breakpoint within {spec.lookback_blocks} blocks before this one, on the last block "
                     "that stays the same between requests",
             )

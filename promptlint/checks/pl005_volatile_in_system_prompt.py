@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from promptlint.analysis.render import varies_in
-from promptlint.checks.base import CheckContext, Finding, Severity
+from promptlint.checks.base import CheckContext, Finding, Severity, brief
 from promptlint.checks import pl001_volatile_before_stable as pl001
 from promptlint.checks.measure import widest_scope
 from promptlint.checks.measure import candidates
@@ -97,9 +97,9 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 f"(the volatile-suffix layout: the last user message, or the conversation's own messages) it "
                 f"would leave the {role} block the same for every request",
                 slot.span, tokens=tokens if severity is Severity.WARNING else None,
-                summary=f"{slot.label} changes {pl001.CHANGES[slot.volatility]} inside the {role} prompt"
-                        + (f", ahead of {tokens:,} of its stable tokens" if severity is Severity.WARNING else "")
-                        + ", though a user message follows",
+                summary=f"{brief(slot.label)} changes {pl001.CHANGES[slot.volatility]} inside the {role} prompt"
+                        + (f", ahead of {tokens:,} of its stable tokens" if severity is Severity.WARNING else
+                           " (a user message follows)"),
                 fix="move it to the last user message (history: to the messages before it) and keep the "
                     "system prompt identical for every request",
             )

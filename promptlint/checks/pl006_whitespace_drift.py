@@ -127,8 +127,8 @@ def _mixed_line_endings(ctx: CheckContext) -> Iterator[Finding]:
             f"deployment built that way rebuilds the cache of the {tokens:,} stable "
             f"token{'s' if tokens != 1 else ''} from here on",
             span, tokens=tokens, usd_per_month=0.0, model=ctx.models[0].spec.key,
-            summary=f"mixed line endings ({tally}), the first {_KIND_NAMES[minority]} here: normalising them "
-                    f"re-caches the {tokens:,} stable tokens after it",
+            summary=f"mixed line endings ({tally}), first {_KIND_NAMES[minority]} here: normalising them "
+                    f"re-caches {tokens:,} stable tokens",
             fix=f"use one line ending in the whole file (LF), and pin it in .gitattributes "
                 f"(`*{file.path.suffix or '.txt'} text eol=lf`)",
         )

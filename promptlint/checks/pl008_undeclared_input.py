@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from promptlint.analysis.render import CONTAINERS
-from promptlint.checks.base import CheckContext, Finding, Severity
+from promptlint.checks.base import CheckContext, Finding, Severity, brief
 from promptlint.checks.measure import MIN_BREAKER_GAIN, as_written, stable_tokens_after
 from promptlint.ir import Scope, Slot, Volatility
 
@@ -42,6 +42,13 @@ def _name(slot: Slot) -> str:
     return slot.names[0].split("[")[0] if slot.names else slot.label
 
 
+def brief_inputs(names: list[str]) -> str:
+    """`input x has` / `3 inputs (a, b, …) have`, the names cut to fit a concise line."""
+    if len(names) == 1:
+        return f"input {brief(names[0])} has"
+    return f"{len(names)} inputs ({brief(', '.join(names), 24)}) have"
+
+
 def check(ctx: CheckContext) -> Iterator[Finding]:
     at_stake: list[tuple[Slot, int]] = []
     for section in ctx.template.sections:
@@ -64,8 +71,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         f"{tokens:,} stable tokens after it would not be cached: declare "
         f"{'it' if len(names) == 1 else 'them'} in [tool.promptlint.variables]",
         first.span, tokens=tokens,
-        summary=f"{inputs} no evidence of {'its' if len(names) == 1 else 'their'} volatility: "
-                f"if per request, {tokens:,} stable tokens after it go uncached",
+        summary=f"{brief_inputs(names)} no volatility evidence: if per request, {tokens:,} stable tokens go "
+                "uncached",
         fix='declare each input\'s volatility, e.g. `[tool.promptlint.variables] name = "static"` '
             '(or "deploy", "day", "user", "session", "request")',
     )

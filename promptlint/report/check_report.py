@@ -43,7 +43,7 @@ def _body_and_money(f) -> tuple[str, str]:
         return f.message, _cost(f)
     # the model without its provider (`gpt-4.1`): the full output and JSON name the key
     model = (f.model or "").split("/", 1)[-1]
-    money = f" (~${f.usd_per_month:,.0f}/month, {model})" if f.usd_per_month and f.usd_per_month >= 0.5 else ""
+    money = f" (~${f.usd_per_month:,.0f}/mo, {model})" if f.usd_per_month and f.usd_per_month >= 0.5 else ""
     return f.summary, money
 
 

@@ -43,10 +43,21 @@ def _title(rule_id: str) -> str:
     return rule.title if rule else rule_id
 
 
+def annotation_text(f) -> str:
+    """check's concise line first (what the collapsed annotation shows), then
+    the whole reason with its tokens and money."""
+    from promptlint.report.check_report import _body_and_money
+
+    if f.summary is None:
+        return finding_text(f)
+    body, money = _body_and_money(f)
+    return f"{body}{money}\n\n{finding_text(f)}"
+
+
 def annotation(f, root: Path) -> str:
     sl, sc, el, ec = region(f.span)
     one_line = sl == el
-    return command(COMMAND[f.severity.label], finding_text(f),
+    return command(COMMAND[f.severity.label], annotation_text(f),
                    file=display_path(f.span.file.path, root), line=sl,
                    col=sc if one_line else None, endLine=el,
                    endColumn=ec if one_line else None, title=_title(f.rule))
