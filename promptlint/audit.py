@@ -17,11 +17,11 @@ from promptlint.analysis.conversation import Conversation, conversation
 from promptlint.analysis.prefix import PrefixAnalysis, ScopePrefix, analyze, move_to_end, varying_slots
 from promptlint.analysis.volatility import VariableTable
 from promptlint.config import Config
-from promptlint.discover import Candidate, Discovery
+from promptlint.discover import PROJECT_FILE, Candidate, Discovery
 from promptlint.economics.cost import CostEstimate, estimate
 from promptlint.economics.providers import ModelSpec, cacheable, cut_by, load_table, resolve
 from promptlint.ir import NotAPrompt, PromptTemplate, Scope, SourceError
-from promptlint.sources.base import SourceContext
+from promptlint.sources.base import Skipped, SourceContext
 from promptlint.tokenizers import get_tokenizer
 
 
@@ -179,7 +179,9 @@ def find_candidates(paths: list[Path], config: Config, notes: list[str] | None =
     if notes is not None:
         ctx = source_context(config, display_root)
         notes += [f"{ctx.display_path(c.path)}: read ({c.reason})" for c in found]
-        notes += [f"{ctx.display_path(s.path)}: skipped ({s.reason})" for s in discovery.skipped]
+        # every project has a README and a manifest: noted for -v, not counted as skipped
+        notes += [(str if s.reason == PROJECT_FILE else Skipped)(f"{ctx.display_path(s.path)}: skipped ({s.reason})")
+                  for s in discovery.skipped]
     return found
 
 
@@ -197,11 +199,11 @@ def load_templates(candidates: list[Candidate], config: Config, errors: list[Sou
         try:
             templates = sources.load(candidate.path, candidate.format, ctx)
         except NotAPrompt as exc:
-            notes.append(f"{exc.path}: skipped ({exc.message})")
+            notes.append(Skipped(f"{exc.path}: skipped ({exc.message})"))
             templates = []
         except SourceError as exc:
             if candidate.by_content:
-                notes.append(f"{exc.path}: skipped (taken for its content, but {exc})")
+                notes.append(Skipped(f"{exc.path}: skipped (taken for its content, but {exc})"))
             else:
                 errors.append(exc)
             templates = []

@@ -151,6 +151,9 @@ class Candidate:
     by_content: bool = False  # taken for what its text looks like: a parse failure is a skip, not an error
 
 
+PROJECT_FILE = "a project file (README, licence, package manifest ...), never a prompt"
+
+
 @dataclass
 class Skip:
     path: Path
@@ -196,7 +199,7 @@ def classify(path: Path, rel_parts: tuple[str, ...], prompts_spec: pathspec.GitI
     if prompts_spec.match_file(rel):
         return fmt, "prompt file by convention or [tool.promptlint] include", False
     if _NEVER.match(lower):
-        return None, "a project file (README, licence, package manifest ...), never a prompt", False
+        return None, PROJECT_FILE, False
     folders = {p.lower() for p in rel_parts}
     if fmt in ("prompty", "dotprompt", "python"):
         return fmt, "prompt file by convention", False

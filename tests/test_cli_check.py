@@ -333,7 +333,8 @@ def test_baseline_round_trip_reports_only_new_findings(project):
         ("date.j2", 1, "PL001"), ("time.j2", 1, "PL001"), ("user.j2", 1, "PL001")]
     same = check(project, ".", "--baseline", "baseline.json")
     assert same.exit_code == 0
-    assert same.stdout == "All checks passed: 4 prompts in 4 files (3 in the baseline).\n"
+    # baseline.json sits in the walked folder: looked at, not a prompt
+    assert same.stdout == "All checks passed: 4 prompts in 4 files (3 in the baseline); 1 file skipped (-v says why).\n"
     # unrelated lines above an old finding keep it in the baseline; a new breaker is reported
     time_j2 = project / "time.j2"
     time_j2.write_text("A note added on top.\n" + time_j2.read_text())
@@ -341,7 +342,8 @@ def test_baseline_round_trip_reports_only_new_findings(project):
     later = check(project, ".", "--baseline", "baseline.json")
     assert later.exit_code == 1
     assert [l.split(" ")[0] for l in later.stdout.splitlines()[:-1]] == ["new.j2:1:9:"]
-    assert later.stdout.splitlines()[-1] == "Found 1 finding (1 error): 5 prompts in 5 files (3 in the baseline)."
+    assert later.stdout.splitlines()[-1] == ("Found 1 finding (1 error): 5 prompts in 5 files (3 in the baseline); "
+                                             "1 file skipped (-v says why).")
 
 
 def test_a_baseline_that_cannot_be_read_is_one_line_and_exit_2(project):
@@ -495,3 +497,18 @@ def test_concise_lines_fit_120_columns_on_the_bundled_fixtures():
     bodies = [line.split(": ", 1)[1] for line in result.stdout.splitlines() if re.match(r"\S+:\d+:\d+: PL", line)]
     assert len(bodies) > 150
     assert max(len(b) for b in bodies) <= 120, max(bodies, key=len)
+
+
+def test_the_summary_counts_the_files_skipped_and_v_says_why(tmp_path):
+    """Files a folder walk looked at and did not read as prompts are counted
+    (a README, licence or manifest is not: every project has them)."""
+    (tmp_path / "p.j2").write_text("Question: {{ question }}\n")
+    (tmp_path / "notes.txt").write_text("Shopping list: eggs, milk.\n")
+    (tmp_path / "README.md").write_text("# Notes\n")
+    result = check(tmp_path, ".")
+    assert result.exit_code == 0
+    assert result.stdout == "All checks passed: 1 prompt in 1 file; 1 file skipped (-v says why).\n"
+    verbose = check(tmp_path, ".", "-v")
+    assert "note: notes.txt: skipped (" in verbose.stderr and "note: README.md: skipped (a project file" in verbose.stderr
+    audit = invoke(tmp_path, "audit", ".")
+    assert "1 prompt in 1 file; 1 file skipped (-v says why)." in audit.stdout.splitlines()

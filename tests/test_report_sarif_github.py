@@ -255,7 +255,7 @@ def test_auto_is_github_in_actions_and_appends_the_summary(project, monkeypatch)
     assert result.stdout.startswith("::notice file=date.j2,line=1,col=10,")
     text = summary.read_text()
     assert text.startswith("# earlier step\n\n## promptlint check\n")
-    assert "Found 3 findings (1 error, 1 warning, 1 info): 4 prompts in 4 files." in text
+    assert "Found 3 findings (1 error, 1 warning, 1 info): 4 prompts in 4 files; 1 file skipped (-v says why)." in text
     assert "| time.j2:1:15 | [PL001](" in text and "| error |" in text
     assert "\\$" in text and "(openai/gpt-4.1)" in text
     assert "only the first 10 annotations of each type" in text

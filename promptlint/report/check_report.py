@@ -103,7 +103,7 @@ def summary(result, hidden: bool = False, fixes: bool = False) -> str:
     """The last line: findings by severity, then what went wrong (input
     errors, missing paths, files a reader stopped in); "All checks passed"
     only when prompt files were read and nothing went wrong."""
-    from promptlint.report.words import nothing_read, plural, problems, scope
+    from promptlint.report.words import nothing_read, plural, problems, scope, skipped
 
     counts = {s: 0 for s in ("error", "warning", "info")}
     for f in result.findings:
@@ -128,7 +128,7 @@ def summary(result, hidden: bool = False, fixes: bool = False) -> str:
     fixable = _fixable(result) if fixes else None
     if fixable:
         trouble.insert(0, fixable)
-    return "; ".join([head, *trouble]) + "."
+    return "; ".join([head, *trouble, *skipped(getattr(result, "notes", ()))]) + "."
 
 
 def _partly_analysed(result) -> int:

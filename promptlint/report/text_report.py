@@ -127,12 +127,12 @@ def _verbose(p: PromptResult) -> list[str]:
 
 def _counts(result: AuditResult) -> str:
     """What was read, and what went wrong (the same words as check's summary)."""
-    from promptlint.report.words import nothing_read, problems, scope
+    from promptlint.report.words import nothing_read, problems, scope, skipped
 
     trouble = problems(len(result.errors), result.missing)
     head = (None if trouble else nothing_read(len(result.prompts), result.files)) or \
         scope(len(result.prompts), result.files)
-    return "; ".join([head, *trouble]) + "."
+    return "; ".join([head, *trouble, *skipped(result.notes)]) + "."
 
 
 def _footer(result: AuditResult, config) -> list[str]:

@@ -26,6 +26,14 @@ def nothing_read(prompts: int, files: int) -> str | None:
     return None
 
 
+def skipped(notes) -> list[str]:
+    """The clause for files looked at and not read as prompts (-v says which and why)."""
+    from promptlint.sources.base import Skipped
+
+    n = sum(isinstance(note, Skipped) for note in notes)
+    return [f"{plural(n, 'file')} skipped (-v says why)"] if n else []
+
+
 def problems(errors: int = 0, missing: int = 0, partial: int = 0) -> list[str]:
     """The clauses a summary adds for what did not go as asked."""
     out = []

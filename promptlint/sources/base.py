@@ -17,6 +17,11 @@ MAX_FILE_BYTES = 2_000_000
 MAX_INCLUDE_DEPTH = 16
 
 
+class Skipped(str):
+    """A note saying a file looked at was not read as a prompt, and why (-v
+    prints it; summaries count them)."""
+
+
 class Incomplete(str):
     """A note saying what a reader left unanalysed: printed without -v too,
     since the findings of that file may be incomplete (not an input error:
