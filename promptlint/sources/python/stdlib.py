@@ -475,7 +475,10 @@ def derived_from(flow, node: cst.Call, frame) -> Verdict | None:
     argument has such evidence."""
     found = []
     for arg in node.args:
-        if arg.star:
+        # names and their attributes and items only: a nested call is not
+        # evaluated for this (inlining it at every unknown call would multiply
+        # the work in recursive helpers)
+        if arg.star or not _plain_reference(arg.value):
             continue
         value = flow.eval(arg.value, frame)
         verdict = flow.verdict(value)
@@ -485,6 +488,17 @@ def derived_from(flow, node: cst.Call, frame) -> Verdict | None:
         return None
     verdict, label = max(found, key=lambda f: f[0].volatility)
     return Verdict(verdict.volatility, f"computed by {short(flow.src(node.func))}() from {label}: {verdict.reason}")
+
+
+def _plain_reference(node) -> bool:
+    """`question`, `self.query`, `state["messages"]`: a name, its attributes and constant items."""
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        if isinstance(node, cst.Subscript) and not all(
+                isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.SimpleString, cst.Integer))
+                for e in node.slice):
+            return False
+        node = node.value
+    return isinstance(node, cst.Name)
 
 
 def _lc_from_template(qual: str) -> bool:
