@@ -210,6 +210,9 @@ def load_templates(candidates: list[Candidate], config: Config, errors: list[Sou
         except RecursionError:
             errors.append(SourceError(ctx.display_path(candidate.path), 1, "template nests too deeply to analyse"))
             templates = []
+        except Exception as exc:  # noqa: BLE001 - one file's bug must not stop the run
+            errors.append(internal_error(ctx.display_path(candidate.path), "reading", exc))
+            templates = []
         errors += ctx.diagnostics
         ctx.diagnostics.clear()
         notes += ctx.notes
@@ -226,8 +229,21 @@ def run_audit(paths: list[Path], config: Config, models: list[ModelSpec],
     candidates = find_candidates(paths, config, result.notes, display_root)
     result.files = len(candidates)
     for template in load_templates(candidates, config, result.errors, display_root, progress, result.notes):
-        result.prompts.append(audit_template(template, models, config))
+        try:
+            result.prompts.append(audit_template(template, models, config))
+        except Exception as exc:  # noqa: BLE001 - one prompt's bug must not stop the run
+            result.errors.append(internal_error(template.source.display_path, f"auditing {template.name} of", exc))
     return result
+
+
+def internal_error(path: str, doing: str, exc: Exception) -> SourceError:
+    """An unexpected exception on one file, as its one-line input error (the
+    run goes on with the other files); known secrets are redacted."""
+    from promptlint.secrets import redact
+
+    what = " ".join(str(exc).split())[:200]
+    return SourceError(path, 1, redact(f"internal error {doing} this file ({type(exc).__name__}: {what}); "
+                                       "please report it"))
 
 
 def merge_results(results: list[AuditResult]) -> AuditResult:

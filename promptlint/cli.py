@@ -28,6 +28,23 @@ class _Group(click.Group):
     def list_commands(self, ctx):
         return sorted(set(super().list_commands(ctx)) | set(self.LAZY))
 
+    def invoke(self, ctx):
+        """An unexpected exception is one line on stderr, exit 2 (CI reads 1 as
+        "findings"), with what was being done and a request to report it;
+        known secrets are redacted from it as from every other line."""
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the last resort: no traceback reaches the user
+            from promptlint.secrets import redact
+
+            what = " ".join(str(exc).split())[:300]
+            where = f" while running `promptlint {ctx.invoked_subcommand}`" if ctx.invoked_subcommand else ""
+            click.echo(redact(f"promptlint: internal error{where}: {type(exc).__name__}: {what}; please report it "
+                              "at https://github.com/promptlint/promptlint/issues"), err=True)
+            ctx.exit(EXIT_ERROR)
+
     def get_command(self, ctx, name):
         if name in self.LAZY and name not in self.commands:
             import importlib

@@ -160,14 +160,33 @@ class Skip:
     reason: str
 
 
+def _not_a_file(path: Path) -> str | None:
+    """Why a name in a folder is not a file to read (a FIFO, a device, a link
+    that leads nowhere or round in a loop), None for a regular file."""
+    from promptlint.fsutil import file_kind
+
+    try:
+        kind = file_kind(path.stat().st_mode)
+    except (OSError, RuntimeError):  # a dangling link, or a loop of links
+        return "a symbolic link that leads nowhere or loops"
+    return None if kind is None else f"{kind}, not a regular file"
+
+
 def _read_head(path: Path) -> str | None:
     """The start of a file as text, or None for a binary or unreadable one
     (the reader reports those for files it is asked to read)."""
+    from promptlint.fsutil import file_kind
+
     data = bytes_of(path)
     try:
         if data is None:
-            with path.open("rb") as fh:
-                data = fh.read(SNIFF_BYTES)
+            if file_kind(path.stat().st_mode) is not None:  # a FIFO would block the read
+                return None
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            try:
+                data = os.read(fd, SNIFF_BYTES)
+            finally:
+                os.close(fd)
     except OSError:
         return None
     data = data[:SNIFF_BYTES]
@@ -319,10 +338,12 @@ class Discovery:
             rel_parts = Path(self._rel(here)).parts if self._inside(here) else here.relative_to(top).parts
             for name in sorted(files):
                 file = here / name
-                if file.is_symlink() and not file.is_file():
-                    continue
                 rel = file.relative_to(top).as_posix()
                 if ignored(file, False):
+                    continue
+                odd = _not_a_file(file)
+                if odd is not None:
+                    self.skipped.append(Skip(file, odd))
                     continue
                 spec_rel = rel if self.prompts.match_file(rel) else self._rel(file)
                 fmt, why, by_content = classify(file, rel_parts, self.prompts, spec_rel, False)

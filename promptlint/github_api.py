@@ -35,46 +35,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from promptlint import __version__
+from promptlint.secrets import REDACTED, Secret, redact  # noqa: F401 - re-exported for the commands
 
 DEFAULT_API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"
 USER_AGENT = f"promptlint/{__version__} (+https://github.com/promptlint)"
-REDACTED = "***"
 MAX_PAGES = 1000  # 100,000 comments: a guard against a pagination loop
 
 # indirections the tests replace to keep retries instant and the clock fixed
 _sleep = time.sleep
 _now = time.time
-
-
-class Secret:
-    """A string that does not print itself."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str):
-        self._value = value
-
-    def reveal(self) -> str:
-        return self._value
-
-    def __bool__(self) -> bool:
-        return bool(self._value)
-
-    def __repr__(self) -> str:
-        return "Secret('***')"
-
-    __str__ = __repr__
-
-
-def redact(text: Any, *secrets: str | Secret | None) -> str:
-    """`text` as a string with every occurrence of each secret replaced."""
-    text = str(text)
-    for secret in secrets:
-        value = secret.reveal() if isinstance(secret, Secret) else secret
-        if value:
-            text = text.replace(value, REDACTED)
-    return text
 
 
 class GitHubError(Exception):

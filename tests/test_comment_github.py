@@ -454,11 +454,20 @@ def test_missing_token(gh, body_file):
     assert gh.calls() == []
 
 
+def test_an_api_answering_with_the_token_as_the_comment_id_does_not_print_it(gh, body_file):
+    """A hostile or broken API (issue 14): the created comment's id is the token itself."""
+    gh.fail(201, method="POST", body={"id": TOKEN, "html_url": f"https://github.com/x/y/pull/1#{TOKEN[::-1]}"})
+    result = post(gh, body_file, "--behavior", "new")
+    assert "Traceback" not in result.output
+    for form in (TOKEN, TOKEN.lower(), TOKEN[::-1], " ".join(TOKEN)):
+        assert form not in result.output
+
+
 def test_a_token_with_a_line_break_is_refused_without_echoing_it(gh, body_file):
     token = "ghp_first_half\nX-Injected: header"
     result = post(gh, body_file, token=token)
     assert result.exit_code == 2
-    assert "contains spaces, line breaks" in result.stderr
+    assert "GITHUB_TOKEN: the value holds whitespace or control characters inside it (not printed)" in result.stderr
     assert "ghp_first_half" not in result.output and gh.calls() == []
 
 

@@ -83,6 +83,7 @@ class Stub:
         self.rules: dict[str, list] = {}
         self.die_after: int | None = None  # shut down after this many completed chat requests
         self.reject_auth: tuple[str, ...] = ()  # paths answered 401 (echoing the Authorization header)
+        self.echo_key = None  # a function of the Authorization header: /v1/models names the model by it
         self.lock = threading.Lock()
         self.vocab: dict[str, int] = {}
         self.history: list[list[int]] = []  # the prompts processed, in order
@@ -199,7 +200,8 @@ class Stub:
                     return
                 if self.path == "/v1/models":
                     owner = stub.owned_by or stub.kind
-                    self.reply(200, {"object": "list", "data": [{"id": MODEL, "object": "model", "owned_by": owner}]})
+                    name = MODEL if stub.echo_key is None else stub.echo_key(self.headers.get("Authorization") or "")
+                    self.reply(200, {"object": "list", "data": [{"id": name, "object": "model", "owned_by": owner}]})
                 elif self.path == "/metrics":
                     with stub.lock:
                         text = stub.metrics()
@@ -490,6 +492,60 @@ def test_a_401_echoing_the_key_does_not_print_it(stub, tmp_path, monkeypatch, re
     else:
         assert line.startswith(f"{path}:1:1: ")
         assert "Run stopped early: " in result.stdout and "Bearer ***" in result.stdout
+
+
+ECHOES = {
+    "as sent": lambda auth: auth,
+    "lower-cased": lambda auth: auth.lower(),
+    "spaced": lambda auth: " ".join(auth),
+    "reversed": lambda auth: auth[::-1],
+    "upper-cased, dotted": lambda auth: ".".join(auth.upper()),
+}
+
+
+@pytest.mark.parametrize("echo", sorted(ECHOES))
+def test_a_server_echoing_the_key_in_any_form_never_gets_it_printed(stub, tmp_path, echo):
+    """The hostile server of issue 14: it names its model after the key, in
+    the forms a careless or hostile echo takes; neither stdout, stderr nor
+    the report file hold the key in any of those forms (a real process, so
+    the guard on the process's own streams is what is tested)."""
+    import os
+    import subprocess
+    import sys
+
+    stub.echo_key = ECHOES[echo]
+    report = tmp_path / "report.json"
+    env = dict(os.environ, MYKEY=f"  {SECRET}\n")  # as a secret store or `echo` leaves it
+    proc = subprocess.run([sys.executable, "-m", "promptlint", "verify", "--engine", "http", "--base-url",
+                           stub.base_url, "--requests", str(write_requests(tmp_path / "r.jsonl", STREAM[:2])),
+                           "--api-key-env", "MYKEY", "--format", "json", "--output", str(report)],
+                          capture_output=True, text=True, env=env, cwd=ROOT)
+    assert "Traceback" not in proc.stderr
+    assert set(stub.auth) == {f"Bearer {SECRET}"}  # stripped of the whitespace around it
+    texts = [proc.stdout, proc.stderr, report.read_text() if report.exists() else ""]
+    for form in ECHOES.values():
+        for text in texts:
+            assert form(SECRET) not in text and form(SECRET).lower() not in text.lower()
+    assert any("***" in t for t in texts)  # the echo is there, redacted
+
+
+def test_the_key_is_not_sent_over_plain_http_to_another_machine(tmp_path, monkeypatch):
+    monkeypatch.setenv("MYKEY", SECRET)
+    path = write_requests(tmp_path / "r.jsonl", STREAM[:1])
+    result = invoke(ROOT, "verify", "--engine", "http", "--base-url", "http://192.0.2.1:8000/v1", "--requests",
+                    str(path), "--api-key-env", "MYKEY")
+    assert result.exit_code == 2
+    assert lines(result.stderr) == ["error: --base-url http://192.0.2.1:8000/v1: the API key would travel in clear "
+                                    "text over plain http to another machine; use https, or --allow-insecure-http "
+                                    "if the network is yours"]
+
+
+def test_a_key_with_whitespace_inside_is_refused_without_printing_it(stub, tmp_path, monkeypatch):
+    monkeypatch.setenv("MYKEY", "sk-abc def\x07")
+    result = verify(stub, write_requests(tmp_path / "r.jsonl", STREAM[:1]), "--api-key-env", "MYKEY")
+    assert result.exit_code == 2 and stub.log == []
+    assert lines(result.stderr) == ["error: --api-key-env MYKEY: the value holds whitespace or control characters "
+                                    "inside it (not printed); check how it was exported"]
 
 
 def test_api_key_env_naming_an_unset_variable_exits_2(stub, tmp_path, monkeypatch):

@@ -17,14 +17,8 @@ from pathlib import Path
 
 import click
 
-from promptlint.github_api import (
-    DEFAULT_API_URL,
-    GitHubClient,
-    GitHubError,
-    Secret,
-    redact,
-    validate_api_url,
-)
+from promptlint import secrets
+from promptlint.github_api import DEFAULT_API_URL, GitHubClient, GitHubError, redact, validate_api_url
 
 EXIT_ERROR = 2
 DEFAULT_MARKER = "<!-- promptlint-report -->"
@@ -140,7 +134,12 @@ def github(repo, pr, body_file, behavior, dry_run, api_url, marker, timeout):
     """
     owner, name = repo
     slug = f"{owner}/{name}#{pr}"
-    token = (os.environ.get("GITHUB_TOKEN") or "").strip() or None
+    out = _Out(None)
+    try:
+        secret = secrets.read(os.environ.get("GITHUB_TOKEN"), "GITHUB_TOKEN")
+    except secrets.SecretError as exc:
+        out.fail(str(exc))
+    token = secret.reveal() if secret else None
     out = _Out(token)
 
     text = _read_body(body_file, out)
@@ -169,7 +168,7 @@ def github(repo, pr, body_file, behavior, dry_run, api_url, marker, timeout):
                  "(in GitHub Actions: GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}), or use --dry-run")
     max_wait = _env_float("PROMPTLINT_MAX_RETRY_WAIT", 120.0, out)
     try:
-        client = GitHubClient(Secret(token), api_url, timeout=timeout, max_total_wait=max_wait)
+        client = GitHubClient(secret, api_url, timeout=timeout, max_total_wait=max_wait)
     except ValueError as exc:
         out.fail(f"GITHUB_TOKEN: {exc}")
 

@@ -36,8 +36,10 @@ def _emit(errors: list, text: str, output: Path | None) -> None:
     for error in errors:
         if error is not None:
             click.echo(str(error), err=True)
+    from promptlint.secrets import redact
+
     if output is not None:
-        atomic_write(output, text)
+        atomic_write(output, redact(text))
     else:
         click.echo(text, nl=False)
 
@@ -88,6 +90,8 @@ def _groups(paths, config_path, shape, requests_file, errors):
               help="http engine: a local Hugging Face tokenizer folder for the prediction (default: the server's "
                    "tokenize endpoint).")
 @click.option("--api-key-env", metavar="VAR", help="http engine: environment variable holding the API key (never printed).")
+@click.option("--allow-insecure-http", is_flag=True,
+              help="http engine: send the API key over plain http to a host other than this machine.")
 @click.option("--concurrency", default=1, show_default=True, type=click.IntRange(1, 256),
               help="http engine: requests in flight at once.")
 @click.option("--timeout", default=120.0, show_default=True, type=click.FloatRange(0.1),
@@ -126,9 +130,9 @@ def _groups(paths, config_path, shape, requests_file, errors):
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
               help="Write the report to a file (atomically) instead of stdout.")
 def verify(paths, config_path, requests_file, usage_log, engine_kind, base_url, server_kind, api, served_model, tokenizer_path,
-           api_key_env, concurrency, timeout, retries, metrics_url, model, device, dtype, chat_template, block_size,
-           cache_blocks, users, sessions, per_session, cold_samples, speculate, draft, gamma, max_new_tokens, fmt,
-           output):
+           api_key_env, allow_insecure_http, concurrency, timeout, retries, metrics_url, model, device, dtype,
+           chat_template, block_size, cache_blocks, users, sessions, per_session, cold_samples, speculate, draft, gamma,
+           max_new_tokens, fmt, output):
     """Replay prompts through an engine with prefix caching: measured reuse beside the audit's prediction."""
     from promptlint.verify.requests import StreamShape
 
@@ -140,8 +144,9 @@ def verify(paths, config_path, requests_file, usage_log, engine_kind, base_url, 
         if not base_url:
             _fail("--engine http needs --base-url (the server's OpenAI-compatible base URL)")
         groups = _groups(paths, config_path, StreamShape(users, sessions, per_session), requests_file, errors)
-        _run_http(groups, errors, base_url, server_kind, api, served_model, tokenizer_path, api_key_env, concurrency,
-                  timeout, retries, metrics_url, block_size, max_new_tokens, fmt, output)
+        _run_http(groups, errors, base_url, server_kind, api, served_model, tokenizer_path, api_key_env,
+                  allow_insecure_http, concurrency, timeout, retries, metrics_url, block_size, max_new_tokens, fmt,
+                  output)
         return
     block_size = block_size or 16
     from promptlint.verify.progress import ReplayProgress, quiet_third_parties
@@ -190,19 +195,26 @@ def verify(paths, config_path, requests_file, usage_log, engine_kind, base_url, 
         sys.exit(EXIT_MISMATCH)
 
 
-def _run_http(groups, errors, base_url, server_kind, api, served_model, tokenizer_path, api_key_env, concurrency,
-              timeout, retries, metrics_url, block_size, max_new_tokens, fmt, output):
+def _run_http(groups, errors, base_url, server_kind, api, served_model, tokenizer_path, api_key_env,
+              allow_insecure_http, concurrency, timeout, retries, metrics_url, block_size, max_new_tokens, fmt, output):
     import os
 
+    from promptlint import secrets
     from promptlint.verify.http_client import HttpClient, ServerError
     from promptlint.verify.http_engine import HttpEngine, replay_http
     from promptlint.verify.http_report import render
 
     key = None
     if api_key_env:
-        key = os.environ.get(api_key_env)
-        if not key:
+        try:
+            key = secrets.read(os.environ.get(api_key_env), f"--api-key-env {api_key_env}")
+        except secrets.SecretError as exc:
+            _fail(str(exc))
+        if key is None:
             _fail(f"--api-key-env {api_key_env}: the variable is not set")
+        if not secrets.sends_key_safely(base_url, allow_insecure_http):
+            _fail(f"--base-url {secrets.redact(base_url)}: the API key would travel in clear text over plain http "
+                  "to another machine; use https, or --allow-insecure-http if the network is yours")
     local = None
     if tokenizer_path is not None:
         from promptlint.verify.models import ModelError, load_tokenizer

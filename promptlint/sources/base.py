@@ -69,6 +69,26 @@ class SourceContext:
             self._base_cache = cached = (base, base.resolve())
         return cached[1]
 
+    def inside_project(self, path: Path, near: Path) -> bool:
+        """Whether `path` (links resolved) lies in the project of the file
+        `near` that names it: under the config's root, or the git work tree
+        holding `near`, or (outside any repository) the folder of `near`.
+        Includes, partials, extends and templates loaded by code are read
+        only there: no byte of a file outside is read or reported."""
+        try:
+            target = path.resolve()
+        except (OSError, RuntimeError):
+            return False
+        return any(target == base or base in target.parents for base in self._project_bases(near))
+
+    def _project_bases(self, near: Path) -> tuple[Path, ...]:
+        cache = self.shared.setdefault("project.bases", {})
+        folder = near.parent.resolve()
+        if folder not in cache:
+            top = next((p for p in (folder, *folder.parents) if (p / ".git").exists()), None)
+            cache[folder] = (self.root.resolve(), top or folder)
+        return cache[folder]
+
     def note(self, file, span, message: str) -> None:
         line, col = span.line_col if span is not None else (1, 1)
         self.notes.append(f"{file.display_path}:{line}:{col}: {message}")
@@ -96,16 +116,17 @@ def read_source(path: Path, ctx: SourceContext) -> SourceFile:
     undecodable files with a one-line error that names the line."""
     from promptlint.stdin_text import bytes_of
 
+    from promptlint.fsutil import UnreadableFile, read_bounded
+
     display = ctx.display_path(path)
     data = bytes_of(path)
+    if data is not None and len(data) > ctx.max_file_bytes:
+        raise SourceError(display, 1, f"file is {len(data):,} bytes, over the {ctx.max_file_bytes:,}-byte limit for a "
+                                      "prompt file")
     try:
-        size = path.stat().st_size if data is None else len(data)
-    except OSError as exc:
-        raise SourceError(display, 1, f"cannot read file: {exc.strerror or exc}") from None
-    if size > ctx.max_file_bytes:
-        raise SourceError(display, 1, f"file is {size:,} bytes, over the {ctx.max_file_bytes:,}-byte limit for a prompt file")
-    try:
-        data = path.read_bytes() if data is None else data
+        data = read_bounded(path, ctx.max_file_bytes) if data is None else data
+    except UnreadableFile as exc:
+        raise SourceError(display, 1, str(exc)) from None
     except OSError as exc:
         raise SourceError(display, 1, f"cannot read file: {exc.strerror or exc}") from None
     if b"\x00" in data[:8192]:

@@ -257,7 +257,11 @@ class _Builder:
                 self.ctx.note(self.file, block_span, f"{{% extends {self._source(inner)} %}}: "
                               "a computed parent template is not followed; this file's blocks are read in place")
                 return i
-            self.parent_path = self._resolve(target, block_span)
+            try:
+                self.parent_path = self._resolve(target, block_span)
+            except Outside as exc:  # not read: this file's blocks stand where they are written
+                self.ctx.note(self.file, block_span, f"{{% extends {self._source(inner)} %}}: {exc.message}; "
+                              "this file's blocks are read in place")
             return i
         if name == "block":
             bname = inner[0].value
@@ -518,14 +522,28 @@ class _Builder:
         return Slot(label, SlotKind.EXPRESSION, verdict.volatility, f"{why} ({verdict.reason})", span, names=names)
 
     def _resolve(self, name: str, span: Span) -> Path:
+        """The file a template names, in the project; `Outside` when the
+        name leads out of it (`../../etc/passwd`, an absolute path, a link)."""
         here = self.base_dir or self.file.path.parent
+        line, col = span.line_col
+        if len(name) > 255 or "\0" in name:
+            raise SourceError(self.file.display_path, line, f"template name of {len(name):,} characters: not a "
+                                                             "file name", col)
         candidates = [here / name]
         if here != self.ctx.root:
             candidates.append(self.ctx.root / name)
+        outside = False
         for path in candidates:
-            if path.is_file():
+            try:
+                found = path.is_file()
+            except OSError:
+                found = False
+            if found and not self.ctx.inside_project(path, self.file.path):
+                outside = True
+            elif found:
                 return path
-        line, col = span.line_col
+        if outside:
+            raise Outside(self.file.display_path, line, f"{name!r} is outside the project: not read", col)
         raise SourceError(self.file.display_path, line, f"included template {name!r} not found", col)
 
     def _include(self, inner: list[_Tok], span: Span, scope: _Scope) -> Part:
@@ -535,6 +553,8 @@ class _Builder:
         optional = any(t.value == "ignore" for t in inner)
         try:
             path = self._resolve(name, span)
+        except Outside as exc:
+            return self._opaque_include(inner, span, scope, exc.message)
         except SourceError:
             if optional:
                 return self._opaque_include(inner, span, scope,
@@ -568,6 +588,10 @@ class _Builder:
         parent_parts = parent.build()
         overrides = {m.name: m.parts for m in _markers(child_parts)}
         return _replace_blocks(parent_parts, overrides)
+
+
+class Outside(SourceError):
+    """A template named by an include or extends lies outside the project."""
 
 
 class _BlockMarker:

@@ -65,7 +65,7 @@ class HttpClient:
     def __init__(self, base_url: str, api_key: str | None = None, timeout: float = 120.0, retries: int = 2,
                  backoff: float = 0.5):
         self.base_url = check_url(base_url)
-        self._key = Secret(api_key) if api_key else None
+        self._key = (api_key if isinstance(api_key, Secret) else Secret(api_key)) if api_key else None
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff

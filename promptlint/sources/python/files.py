@@ -50,15 +50,8 @@ def parent(where: str | None) -> str | None:
 
 
 def _inside(path: Path, flow) -> bool:
-    """Within the project root, or under the folder of the module reading it."""
-    resolved = path.resolve()
-    for base in (flow.ctx.root, flow.file.path.parent):
-        try:
-            resolved.relative_to(Path(base).resolve())
-            return True
-        except ValueError:
-            continue
-    return False
+    """Within the project of the module reading it (SourceContext.inside_project)."""
+    return flow.ctx.inside_project(path, flow.file.path)
 
 
 def resolve(flow, where: str) -> Path | None:

@@ -142,7 +142,7 @@ class Project:
             if key not in self._files:
                 found = None
                 for candidate in (base / rel.with_suffix(".py"), base / rel / "__init__.py"):
-                    if candidate.is_file():
+                    if candidate.is_file() and self.ctx.inside_project(candidate, importer):
                         found = candidate
                         break
                 self._files[key] = found
