@@ -61,6 +61,15 @@ class _Group(click.Group):
 @click.version_option(__version__, prog_name="promptlint")
 def main() -> None:
     """Find prompt layouts that throw away the provider's prefix cache, and what they cost."""
+    # a string a reader decoded from an escape (`"\\ud800"` in JSON or Python) is
+    # not encodable: printed escaped rather than failing the run
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):
+                pass
 
 
 def _prepare(paths, config_path, providers):
@@ -78,6 +87,7 @@ def _prepare(paths, config_path, providers):
     for p in missing:
         click.echo(f"{p}:1:1: no such file or directory", err=True)
     groups: dict = {}
+    config = None
     try:
         for path in (p for p in paths if exists(p)):
             config = config_mod.load(path, config_path)
@@ -88,8 +98,9 @@ def _prepare(paths, config_path, providers):
     except config_mod.ConfigError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_ERROR)
-    except ValueError as exc:
-        click.echo(f"error: {exc}", err=True)
+    except ValueError as exc:  # the model table with the config's overrides: name the file it came from
+        where = f"{config.path}: models: " if config is not None and config.path is not None and config.models else ""
+        click.echo(f"error: {where}{' '.join(str(exc).split())}", err=True)
         sys.exit(EXIT_ERROR)
     if not groups:  # nothing exists: still a valid (empty) run under the cwd's config
         config = config_mod.load(Path("."), config_path)

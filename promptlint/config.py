@@ -83,6 +83,22 @@ def _selectors(value, path, key) -> tuple[str, ...]:
     return codes
 
 
+MAX_TRAFFIC = 1e12  # requests a day, users ...: past this a figure is a typo (inf and nan are refused)
+
+
+def _patterns(value, path, key) -> tuple[str, ...]:
+    """Gitignore-style patterns, each checked now: a bad one (`[z-a]`) is a config error, not a crash later."""
+    import pathspec
+
+    patterns = _strings(value, path, key)
+    for pattern in patterns:
+        try:
+            pathspec.GitIgnoreSpec.from_lines([pattern])
+        except Exception as exc:  # noqa: BLE001 - pathspec raises re.error, ValueError ...
+            raise ConfigError(path, key, f"{pattern!r} is not a valid pattern ({' '.join(str(exc).split())})") from None
+    return patterns
+
+
 def _traffic(value, path) -> Traffic:
     _expect(isinstance(value, dict), path, "traffic", "expected a table")
     traffic = Traffic()
@@ -92,8 +108,8 @@ def _traffic(value, path) -> Traffic:
         _expect(hasattr(traffic, name), path, full,
                 "unknown key (expected requests-per-day, users, sessions-per-user-per-day, days-per-month, "
                 "session-minutes, history-tokens-per-turn)")
-        _expect(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0, path, full,
-                "expected a positive number")
+        _expect(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= MAX_TRAFFIC, path, full,
+                f"expected a positive number up to {MAX_TRAFFIC:g}")
         setattr(traffic, name, int(v) if name == "users" else float(v))
     return traffic
 
@@ -129,9 +145,9 @@ def from_table(table: dict, path: Path | None, root: Path) -> Config:
             cfg.providers = _strings(value, shown, key)
             _expect(bool(cfg.providers), shown, key, "expected at least one provider/model")
         elif key in ("exclude", "extend-exclude"):
-            cfg.exclude = cfg.exclude + _strings(value, shown, key)
+            cfg.exclude = cfg.exclude + _patterns(value, shown, key)
         elif key == "include":
-            cfg.include = _strings(value, shown, key)
+            cfg.include = _patterns(value, shown, key)
         elif key == "dialects":
             from promptlint.sources.placeholders import STYLES
 

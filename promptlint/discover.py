@@ -341,7 +341,7 @@ class Discovery:
                 rel = file.relative_to(top).as_posix()
                 if ignored(file, False):
                     continue
-                odd = _not_a_file(file)
+                odd = _not_a_file(file) or self._outside(file, top)
                 if odd is not None:
                     self.skipped.append(Skip(file, odd))
                     continue
@@ -351,6 +351,18 @@ class Discovery:
                     self.skipped.append(Skip(file, why))
                 else:
                     yield file, fmt, why, by_content
+
+    def _outside(self, file: Path, top: Path) -> str | None:
+        """A link found by a walk whose target lies outside the project (the
+        config's root and the folder walked): not read, so no byte of it is
+        reported or fixed."""
+        if not file.is_symlink():
+            return None
+        target = file.resolve()
+        bases = (self.root, top.resolve())
+        if any(target == b or b in target.parents for b in bases):
+            return None
+        return "a symbolic link to a file outside the project"
 
     def _parent_gitignores(self, top: Path) -> list[tuple[Path, pathspec.GitIgnoreSpec]]:
         """`.gitignore` files above `top` up to the repository root also apply."""

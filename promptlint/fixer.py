@@ -120,6 +120,26 @@ def _still_raised(path: Path, text: str, fixed: list[Finding], config, models) -
     return None
 
 
+def _outside(path: Path, named: list[Path], config) -> str | None:
+    """Why `path` may not be written: a file (or a link's target) outside
+    the project root and the paths the command named. None when it may."""
+    try:
+        target = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return "the file cannot be resolved (a link that leads nowhere or loops): not written"
+    bases = [Path(config.root).resolve()]
+    for p in named:  # a folder named on the command line; a file named as itself, not through a link
+        try:
+            if p.is_dir() or (p.is_file() and not p.is_symlink()):
+                bases.append(p.resolve())
+        except (OSError, RuntimeError):
+            continue
+    if any(target == b or b in target.parents for b in bases):
+        return None
+    how = "a link to a file" if path.is_symlink() else "a file"
+    return f"{how} outside the project ({target}): not written"
+
+
 def run_fix(paths: list[Path], config, models, *, unsafe: bool = False, write: bool = True,
             select=None, ignore=None) -> FixResult:
     check = run_check(paths, config, models, select=select, ignore=ignore)
@@ -136,7 +156,7 @@ def run_fix(paths: list[Path], config, models, *, unsafe: bool = False, write: b
         fix = FileFix(path, findings[0].path, before, after, applied)
         if after == before:
             continue
-        fix.skipped = _still_raised(path, after, applied, config, models)
+        fix.skipped = _outside(path, paths, config) or _still_raised(path, after, applied, config, models)
         if fix.skipped is None and write:
             atomic_write_bytes(path, (b"\xef\xbb\xbf" if bom else b"") + after.encode("utf-8"))
         result.files.append(fix)

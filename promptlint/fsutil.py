@@ -89,6 +89,6 @@ def _umask() -> int:
     return current
 
 
-def atomic_write(path: Path, text: str, encoding: str = "utf-8") -> None:
-    """Text exactly as given (no newline translation)."""
-    atomic_write_bytes(path, text.encode(encoding))
+def atomic_write(path: Path, text: str, encoding: str = "utf-8", errors: str = "strict") -> None:
+    """Text exactly as given (no newline translation); `errors` as str.encode's."""
+    atomic_write_bytes(path, text.encode(encoding, errors))

@@ -243,7 +243,7 @@ def diff(paths, base_ref, compare_to, providers, config_path, fmt, output, fail_
     text = render(result, fmt, [{"path": e.path, "line": e.line, "column": e.col, "message": e.message}
                                 for e in errors])
     if output is not None:
-        atomic_write(output, text)
+        atomic_write(output, text, errors="backslashreplace")  # a report: a lone surrogate escaped
     else:
         sys.stdout.write(text)
     if missing or errors:

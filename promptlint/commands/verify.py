@@ -39,7 +39,7 @@ def _emit(errors: list, text: str, output: Path | None) -> None:
     from promptlint.secrets import redact
 
     if output is not None:
-        atomic_write(output, redact(text))
+        atomic_write(output, redact(text), errors="backslashreplace")
     else:
         click.echo(text, nl=False)
 

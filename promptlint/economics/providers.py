@@ -88,6 +88,9 @@ def table_date() -> _dt.date:
     return _dt.date.fromisoformat(str(_raw_table()["updated"]))
 
 
+MAX_FIELD_VALUE = 1e12  # a price, size or count past this is a typo (and inf or nan is never a figure)
+
+
 def _check(key: str, name: str, value: Any) -> Any:
     """Type-check one field; ints are accepted for floats. Returns the value."""
     if name not in _TYPES or name == "key":
@@ -106,8 +109,16 @@ def _check(key: str, name: str, value: Any) -> Any:
         raise ValueError(f"provider {key!r}: field 'sources' must map field names to strings")
     if name == "caching" and value not in CACHING_KINDS:
         raise ValueError(f"provider {key!r}: field 'caching' must be one of {CACHING_KINDS}, got {value!r}")
-    if want in (int, float) and value < 0:
-        raise ValueError(f"provider {key!r}: field {name!r} must be >= 0, got {value!r}")
+    if want in (int, float) and not (0 <= value <= MAX_FIELD_VALUE):
+        raise ValueError(f"provider {key!r}: field {name!r} must be a number from 0 to {MAX_FIELD_VALUE:g}, "
+                         f"got {value!r}")
+    if name == "tokenizer":
+        from promptlint.tokenizers import known_specs
+
+        kind, _, arg = value.partition(":")
+        if value not in known_specs() and not (kind.strip().lower() == "hf" and arg.strip()):
+            raise ValueError(f"provider {key!r}: field 'tokenizer' must be one of {', '.join(known_specs())} "
+                             f"or hf:<path to tokenizer.json or its folder>, got {value!r}")
     if name == "increment" and value < 1:
         raise ValueError(f"provider {key!r}: field 'increment' must be >= 1, got {value!r}")
     return value

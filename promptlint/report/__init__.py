@@ -23,6 +23,6 @@ def write_report(result, config, fmt: str, output: Path | None, verbose: bool) -
     else:
         text = text_report.render_plain(result, config, verbose)
     if output is not None:
-        atomic_write(output, text)
+        atomic_write(output, text, errors="backslashreplace")  # a report: a lone surrogate escaped
     else:
         sys.stdout.write(text)

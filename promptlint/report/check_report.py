@@ -264,6 +264,6 @@ def write_check_report(result, fmt: str, output: Path | None, quiet: bool = Fals
 
 def _emit(text: str, output: Path | None) -> None:
     if output is not None:
-        atomic_write(output, text)
+        atomic_write(output, text, errors="backslashreplace")  # a report: a lone surrogate escaped
     else:
         sys.stdout.write(text)

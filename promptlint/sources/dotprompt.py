@@ -374,7 +374,11 @@ class _Handlebars:
         for here in dict.fromkeys(self.base_dirs):
             for candidate in (here / folder / f"_{base}.prompt", here / "partials" / folder / f"{base}.prompt",
                               here / "partials" / folder / f"_{base}.prompt"):
-                if candidate.is_file() and self.ctx.inside_project(candidate, self.file.path):
+                try:
+                    found = candidate.is_file()
+                except OSError:  # a name too long for the file system, or otherwise unusable
+                    found = False
+                if found and self.ctx.inside_project(candidate, self.file.path):
                     return candidate
         return None
 

@@ -188,6 +188,6 @@ def write_verify_report(results: list[PromptReplay], engine: Engine, fmt: str, o
     else:
         text = render_plain(results, engine)
     if output is not None:
-        atomic_write(output, text)
+        atomic_write(output, text, errors="backslashreplace")  # a report: a lone surrogate escaped
     else:
         sys.stdout.write(text)
