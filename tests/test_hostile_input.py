@@ -189,3 +189,17 @@ def test_an_unexpected_exception_at_the_top_is_one_line_exit_2(project, monkeypa
     assert result.stderr.splitlines() == [
         "promptlint: internal error while running `promptlint check`: KeyError: 'boom'; please report it at "
         "https://github.com/promptlint/promptlint/issues"]
+
+
+# ------------------------------------------------------------------ valid Python is read
+
+
+def test_python_with_thousands_of_concatenated_strings_is_read_not_a_syntax_error(tmp_path):
+    """libcst gives up on ~3,400 implicitly concatenated literals; CPython does not."""
+    lines = ["SYSTEM_PROMPT = ("]
+    lines += [f'    "Rule {i}: answer from the policy and cite its section. "' for i in range(3600)]
+    lines += [")", "", "", "def build_prompt(now):", '    return f"Time: {now}\\n" + SYSTEM_PROMPT', ""]
+    (tmp_path / "rules.py").write_text("\n".join(lines))
+    result = invoke(tmp_path, "check", "rules.py")
+    assert result.exit_code == 1, result.stderr
+    assert result.stdout.startswith("rules.py:3606:21: PL001 now changes per request, ahead of ")

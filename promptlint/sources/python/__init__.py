@@ -181,6 +181,9 @@ def _deep(work, file: SourceFile, ctx: SourceContext):
             threading.stack_size(old_size)
             sys.setrecursionlimit(old_limit)
     error = result.get("error")
+    if isinstance(error, BeyondLibcst):
+        ctx.partial(file, None, f"{error}; its prompts were not analysed")
+        return []
     if isinstance(error, RecursionError):
         if result["parses"]:  # valid Python: never an input error, but say what was not analysed
             ctx.partial(file, None, "nests too deeply for the Python reader (past its stack of "
@@ -190,6 +193,47 @@ def _deep(work, file: SourceFile, ctx: SourceContext):
     if error is not None:
         raise error
     return result["value"]
+
+
+class BeyondLibcst(Exception):
+    """Valid Python (CPython parses it) that libcst cannot parse."""
+
+
+# libcst's parser gives up on an implicit concatenation of about 3,400 string
+# literals (CPython takes any number): such a run is cut into groups joined by
+# `+`, which gives the same value and keeps every offset (see _split_runs)
+MAX_CONCATENATED = 1_000
+
+
+def _split_runs(text: str) -> str | None:
+    """`text` with every MAX_CONCATENATED-th string of a long implicit
+    concatenation preceded by `+` in place of the space before it (the
+    string starts a line, after its indentation), or None when no run is
+    that long or no such space is there."""
+    import io
+    import tokenize
+
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return None
+    starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+    chars = list(text)
+    run, changed = 0, False
+    for tok in tokens:
+        if tok.type in (tokenize.NL, tokenize.COMMENT):
+            continue
+        if tok.type != tokenize.STRING and tok.type != getattr(tokenize, "FSTRING_START", -1):
+            run = 0
+            continue
+        run += 1
+        if run > 1 and run % MAX_CONCATENATED == 1:
+            line, col = tok.start
+            offset = starts[line - 1] + col
+            if col >= 1 and text[starts[line - 1]:offset].isspace():
+                chars[offset - 1] = "+"
+                changed = True
+    return "".join(chars) if changed else None
 
 
 def _parse(file: SourceFile) -> cst.Module:
@@ -214,6 +258,14 @@ def _parse(file: SourceFile) -> cst.Module:
                 line, col, message = err.lineno, err.offset or 1, err.msg or message
         except (ValueError, RecursionError, MemoryError):
             pass
+        else:  # CPython parses it: a limit of libcst's, never the user's syntax error
+            split = _split_runs(file.text)
+            if split is not None:
+                try:
+                    return cst.parse_module(split)
+                except cst.ParserSyntaxError:
+                    pass
+            raise BeyondLibcst(f"libcst cannot parse it (at line {line}), though Python does") from None
         raise SourceError(file.display_path, line, f"Python syntax error: {message}", col) from None
     except RecursionError:
         if _cpython_parses(file.text):
