@@ -203,3 +203,57 @@ def test_python_with_thousands_of_concatenated_strings_is_read_not_a_syntax_erro
     result = invoke(tmp_path, "check", "rules.py")
     assert result.exit_code == 1, result.stderr
     assert result.stdout.startswith("rules.py:3606:21: PL001 now changes per request, ahead of ")
+
+
+# ------------------------------------------------------------------ small inputs, bounded cost
+
+
+def _timed_check(cwd: Path, name: str, limit: float):
+    import time
+
+    started = time.perf_counter()
+    result = run(cwd, "check", "--show-info", name, timeout=limit * 4)
+    elapsed = time.perf_counter() - started
+    assert "Traceback" not in result.stderr, result.stderr
+    assert elapsed < limit, f"{name}: {elapsed:.1f} s"
+    return result
+
+
+def test_twenty_nested_loops_render_in_linear_text(tmp_path):
+    """2 items per loop rendered at every depth was 2^20 copies (60 s, 9 GB)."""
+    depth = 20
+    text = "".join(f"{{% for x{i} in xs{i} %}}{{{{ x{i} }}}}" for i in range(depth)) + STABLE
+    (tmp_path / "nest.j2").write_text(text + "{% endfor %}" * depth + "\n")
+    result = _timed_check(tmp_path, "nest.j2", 20)
+    assert result.returncode in (0, 1)
+
+
+def test_a_yaml_alias_bomb_is_refused_in_linear_time(tmp_path):
+    bomb = 'a: &a ["x", "x", "x", "x", "x", "x", "x", "x", "x"]\n'
+    for i in range(1, 9):
+        prev, name = chr(96 + i), chr(97 + i)
+        bomb += f"{name}: &{name} [{', '.join(['*' + prev] * 9)}]\n"
+    (tmp_path / "bomb.messages.yaml").write_text(bomb + "messages:\n  - role: system\n    content: hi\n")
+    result = _timed_check(tmp_path, "bomb.messages.yaml", 20)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "bomb.messages.yaml:1:1: YAML aliases expand to more than 100,000 values (an alias bomb?): not read"]
+
+
+def test_deeply_nested_python_is_an_info_line_not_gigabytes(tmp_path):
+    expr = '"x"'
+    for i in range(900):
+        expr = f'("a{i}" if flag{i} else {expr})'
+    (tmp_path / "cond.py").write_text("SYSTEM_PROMPT = " + expr + "\n")
+    result = _timed_check(tmp_path, "cond.py", 20)
+    assert result.returncode == 0
+    assert "brackets nest 201 levels deep here, past the Python reader's limit of 200" in result.stderr
+
+
+def test_include_fan_out_is_cut_at_the_expansion_limit(tmp_path):
+    for level in range(7):
+        body = "".join(f'{{% include "l{level + 1}.j2" %}}' for _ in range(5)) if level < 6 else "leaf text"
+        (tmp_path / f"l{level}.j2").write_text(body + "\n")
+    result = _timed_check(tmp_path, "l0.j2", 20)
+    assert "past 1,000 included templates in one prompt: the rest are read as regions of unknown content" \
+        in result.stderr

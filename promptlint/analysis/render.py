@@ -18,6 +18,9 @@ from promptlint.analysis.samples import sample_value
 from promptlint.ir import Breakpoint, Part, PromptTemplate, Slot, SlotKind, Text
 
 LOOP_ITEMS = 2  # items rendered per loop: enough to show order and repetition
+# A loop inside a later item of an enclosing loop renders one item: nested loops
+# cost the square of their depth in text, not 2^depth (20 nested loops rendered
+# a million copies), and the first item of each still shows every loop's order.
 CONTAINERS = (SlotKind.CALL, SlotKind.INCLUDE)  # vary only through their children
 
 
@@ -82,30 +85,31 @@ def render_variants(template: PromptTemplate, variant_of: Callable[[Slot], int],
             result.pieces.append(Piece(length, length + len(text), part, stack))
             length += len(text)
 
-    def walk(parts: list[Part], stack: tuple[Slot, ...], item: int, inherited: int):
+    def walk(parts: list[Part], stack: tuple[Slot, ...], item: int, inherited: int, single: bool = False):
         for part in parts:
             if isinstance(part, Text):
                 emit(part.text, part, stack)
             elif isinstance(part, Breakpoint):
                 result.breakpoints.append((length, part))
             else:
-                walk_slot(part, stack + (part,), item, inherited)
+                walk_slot(part, stack + (part,), item, inherited, single)
 
-    def walk_slot(slot: Slot, stack: tuple[Slot, ...], item: int, inherited: int):
+    def walk_slot(slot: Slot, stack: tuple[Slot, ...], item: int, inherited: int, single: bool = False):
         own = variant_of(slot) if slot.kind not in CONTAINERS else 0
         v = max(inherited, own)
         if slot.kind in (SlotKind.VARIABLE, SlotKind.EXPRESSION):
             emit(value(slot, v, item), slot, stack)
         elif slot.kind is SlotKind.LOOP:
-            order = range(LOOP_ITEMS)
+            items = 1 if single else LOOP_ITEMS
+            order = range(items)
             if v and slot.order_varies:
-                order = reversed(range(LOOP_ITEMS))
+                order = reversed(range(items))
             rendered_any = False
-            for i in order:
-                walk(slot.children, stack, i, v)
+            for n, i in enumerate(order):
+                walk(slot.children, stack, i, v, single or n > 0)
                 rendered_any = rendered_any or bool(slot.children)
             if not rendered_any:
-                walk(slot.else_children, stack, item, v)
+                walk(slot.else_children, stack, item, v, single)
         elif slot.kind is SlotKind.CONDITIONAL:
             # a condition held fixed takes its more volatile branch (the `if` one on a tie):
             # either may be the one deployed, and the cache is only as good as the worst;
@@ -113,9 +117,9 @@ def render_variants(template: PromptTemplate, variant_of: Callable[[Slot], int],
             first, second = slot.children, slot.else_children
             if peak(second) > peak(first):
                 first, second = second, first
-            walk(second if own else first, stack, item, v)
+            walk(second if own else first, stack, item, v, single)
         else:  # CALL, INCLUDE
-            walk(slot.children, stack, item, v)
+            walk(slot.children, stack, item, v, single)
 
     for section in template.sections:
         start = length

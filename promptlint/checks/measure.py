@@ -12,6 +12,7 @@ for the first selected model, with P and prices from the audit's estimate.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator
 
 from promptlint.analysis.render import CONTAINERS, varies_in
@@ -71,18 +72,73 @@ def stable_tokens_after(ctx: CheckContext, slot: Slot, scope: Scope) -> int:
 
 
 def tokens_after(analysis, slot: Slot, scope: Scope) -> int:
-    """`stable_tokens_after` on a PrefixAnalysis: the one figure check and audit give for a slot."""
-    render = analysis.reference
-    ends = [p.end for p in render.pieces if any(s is slot for s in p.slots)]
-    if not ends:
+    """`stable_tokens_after` on a PrefixAnalysis: the one figure check and audit give for a slot.
+
+    The stable text after a slot is the stable pieces of the reference render
+    from the slot's end on (no piece after it belongs to it). Each is cut from
+    one concatenation per scope and encoded once, so a prompt's slots cost its
+    length once each, not its length squared; the count for a slot is memoised."""
+    suffixes = _suffixes(analysis, scope)
+    after = suffixes.slot_ends.get(id(slot))
+    if after is None:
         return 0
-    after = max(ends)
-    vary = lambda s: scope.varies(s.volatility) or s is slot  # noqa: E731
-    text = "".join(render.text[p.start:p.end] for p in render.pieces
-                   if p.start >= after and not any(varies_in(s, vary) for s in p.slots))
-    if not text:
+    start = bisect.bisect_left(suffixes.piece_starts, after)
+    if start >= len(suffixes.piece_starts):
         return 0
-    return len(get_tokenizer(analysis.tokenizer).encode(text))
+    offset = suffixes.offsets[start]
+    if offset not in suffixes.counts:
+        suffixes.counts[offset] = suffixes.count_from(offset, get_tokenizer(analysis.tokenizer))
+    return suffixes.counts[offset]
+
+
+# characters of suffixes encoded one by one for a render before the counts come
+# from one encoding of the whole (a prompt of thousands of slots stays linear)
+SUFFIX_BUDGET = 2_000_000
+
+
+class _Suffixes:
+    """The stable pieces of a render at one scope, concatenated, with where each starts."""
+
+    def __init__(self, analysis, scope: Scope):
+        render = analysis.reference
+        vary = lambda s: scope.varies(s.volatility)  # noqa: E731
+        self.slot_ends: dict[int, int] = {}
+        chunks, self.piece_starts, self.offsets = [], [], []
+        length = 0
+        for p in render.pieces:
+            for s in p.slots:
+                self.slot_ends[id(s)] = max(self.slot_ends.get(id(s), 0), p.end)
+            if p.end > p.start and not any(varies_in(s, vary) for s in p.slots):
+                self.piece_starts.append(p.start)
+                self.offsets.append(length)
+                chunks.append(render.text[p.start:p.end])
+                length += p.end - p.start
+        self.text = "".join(chunks)
+        self.counts: dict[int, int] = {}
+        self._starts: list[int] | None = None
+
+    def count_from(self, offset: int, tokenizer) -> int:
+        """Tokens of text[offset:]: encoded on its own while that stays cheap;
+        past SUFFIX_BUDGET characters encoded in all, from one encoding of the
+        whole text (the tokens from the first one starting at or after
+        `offset`, plus the few characters before it encoded on their own:
+        the same count, or one more where a merge spans the cut)."""
+        self._spent = getattr(self, "_spent", 0) + len(self.text) - offset
+        if self._spent <= SUFFIX_BUDGET:
+            return len(tokenizer.encode(self.text[offset:]))
+        if self._starts is None:
+            _, self._starts = tokenizer.encode_offsets(self.text)
+        i = bisect.bisect_left(self._starts, offset)
+        head_end = self._starts[i] if i < len(self._starts) else len(self.text)
+        head = len(tokenizer.encode(self.text[offset:head_end])) if head_end > offset else 0
+        return head + len(self._starts) - i
+
+
+def _suffixes(analysis, scope: Scope) -> _Suffixes:
+    cache = analysis.__dict__.setdefault("_suffixes", {})
+    if scope.key not in cache:
+        cache[scope.key] = _Suffixes(analysis, scope)
+    return cache[scope.key]
 
 
 def conversation_loss(ctx: CheckContext, slot: Slot):

@@ -17,6 +17,37 @@ MAX_FILE_BYTES = 2_000_000
 MAX_INCLUDE_DEPTH = 16
 
 
+MAX_YAML_VALUES = 100_000  # values a YAML document expands to, aliases followed
+
+
+def check_alias_expansion(node, file, what: str = "YAML") -> None:
+    """Refuse a composed YAML document whose aliases expand past
+    MAX_YAML_VALUES values (a "billion laughs" file: 9 anchors of 9 aliases
+    each are 387 million values). The size is computed once per node, so the
+    check is linear in the document as written."""
+    sizes: dict[int, int] = {}
+    stack = [(node, False)]
+    while stack:
+        current, done = stack.pop()
+        if current is None or (not done and id(current) in sizes):
+            continue
+        value = getattr(current, "value", None)
+        if isinstance(value, list):
+            children = [c for item in value for c in (item if isinstance(item, tuple) else (item,))]
+        else:
+            children = []
+        if not done:
+            sizes[id(current)] = -1  # on the stack: a recursive alias counts once
+            stack.append((current, True))
+            stack.extend((c, False) for c in children if id(c) not in sizes)
+            continue
+        total = 1 + sum(max(sizes.get(id(c), 0), 0) for c in children)
+        sizes[id(current)] = total
+        if total > MAX_YAML_VALUES:
+            raise SourceError(file.display_path, 1, f"{what} aliases expand to more than {MAX_YAML_VALUES:,} "
+                                                    "values (an alias bomb?): not read")
+
+
 class Skipped(str):
     """A note saying a file looked at was not read as a prompt, and why (-v
     prints it; summaries count them)."""

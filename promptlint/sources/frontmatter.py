@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass, field
 
 from ruamel.yaml import YAML
+
+from promptlint.sources.base import check_alias_expansion
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from promptlint.analysis.volatility import Verdict, VariableTable
@@ -75,6 +77,7 @@ def load_yaml(file: SourceFile, start: int, end: int, what: str = "front matter"
     try:
         node = yaml.compose(stream)
         _refuse_python_tags(node, file, what)
+        check_alias_expansion(node, file, what)
         data = yaml.load(stream)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark

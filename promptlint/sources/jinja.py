@@ -568,6 +568,13 @@ class _Builder:
         if len(self.stack) >= self.ctx.max_include_depth:
             raise SourceError(self.file.display_path, line,
                               f"includes nested deeper than {self.ctx.max_include_depth}", col)
+        included = self.ctx.shared.get("jinja.included", 0) + 1
+        self.ctx.shared["jinja.included"] = included
+        if included > MAX_INCLUDED:  # fan-out: 5 includes of 5 includes ... 7 deep are 78,125 files
+            if included == MAX_INCLUDED + 1:
+                self.ctx.partial(self.file, span, f"past {MAX_INCLUDED:,} included templates in one prompt: the "
+                                                  "rest are read as regions of unknown content")
+            return self._opaque_include(inner, span, scope, f"past {MAX_INCLUDED:,} included templates")
         child_file = read_source(path, self.ctx)
         builder = _Builder(child_file.text, child_file, None, self.ctx, path.parent, (*self.stack, resolved))
         body = _flatten_blocks(builder.build(scope.child()))
@@ -588,6 +595,9 @@ class _Builder:
         parent_parts = parent.build()
         overrides = {m.name: m.parts for m in _markers(child_parts)}
         return _replace_blocks(parent_parts, overrides)
+
+
+MAX_INCLUDED = 1_000  # templates one prompt may include in all, nested includes counted
 
 
 class Outside(SourceError):
@@ -655,6 +665,7 @@ def parse_jinja_fragment(text: str, file: SourceFile, index_map: list[int] | Non
     `keep_newlines` keeps CRLF in literal text (for strings that are only
     templated, not rendered by Jinja)."""
     stack = (file.path.resolve(),) if file.path.exists() else ()
+    ctx.shared["jinja.included"] = 0  # includes expanded for this fragment (MAX_INCLUDED)
     builder = _Builder(text, file, index_map, ctx, base_dir, stack, keep_newlines)
     return _flatten_blocks(builder.build())
 

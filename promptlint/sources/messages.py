@@ -35,7 +35,7 @@ from ruamel.yaml.resolver import implicit_resolvers as _RUAMEL_RESOLVERS
 from promptlint.ir import (
     Breakpoint, NotAPrompt, Part, PromptTemplate, Section, SourceError, SourceFile, Span, Text,
 )
-from promptlint.sources.base import SourceContext, align_offsets
+from promptlint.sources.base import SourceContext, align_offsets, check_alias_expansion
 from promptlint.sources.placeholders import parse_template_string
 
 try:  # the fast path; without PyYAML every file goes through ruamel
@@ -168,7 +168,9 @@ def _compose(file: SourceFile) -> tuple[Node | None, Any, Any]:
         fast = _compose_fast(file)
     except Exception:  # noqa: BLE001 - any surprise is ruamel's to judge, and to report
         fast = None
-    return fast if fast is not None else _compose_ruamel(file)
+    composed = fast if fast is not None else _compose_ruamel(file)
+    check_alias_expansion(composed[0], file, "JSON" if _is_json(file) else "YAML")
+    return composed
 
 
 def _compose_ruamel(file: SourceFile) -> tuple[Node | None, Any, Any]:

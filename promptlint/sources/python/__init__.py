@@ -120,6 +120,15 @@ def _read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
                     f"{MAX_OPERATOR_CHAIN:,} (the parser's time grows with the square of a chain); "
                     "the file was not analysed")
         return []
+    nesting = _deepest_brackets(file.text)
+    if nesting is not None:
+        depth, line = nesting
+        start = sum(len(x) for x in file.text.splitlines(keepends=True)[:line - 1])
+        ctx.partial(file, Span(file, start, start),
+                    f"brackets nest {depth:,} levels deep here, past the Python reader's limit of "
+                    f"{MAX_BRACKET_DEPTH:,} (the parser's memory grows with the square of the depth); "
+                    "the file was not analysed")
+        return []
     module = _parse(file)
     collector = _Collector()
     module.visit(collector)
@@ -276,6 +285,32 @@ def _parse(file: SourceFile) -> cst.Module:
 # libcst parses a chain of binary operators (`"a" + "b" + ...`) in time that grows
 # with the square of its length: 1,000 take 0.1 s, 20,000 take minutes.
 MAX_OPERATOR_CHAIN = 1_000
+# libcst's parser takes memory growing with the square of bracket nesting (400
+# nested conditional expressions in parentheses: 0.5 GB; 900: 2.3 GB)
+MAX_BRACKET_DEPTH = 200
+
+
+def _deepest_brackets(text: str) -> tuple[int, int] | None:
+    """(depth, line) where brackets first nest past MAX_BRACKET_DEPTH, else
+    None: one pass over the tokens (strings and comments are not brackets)."""
+    if text.count("(") + text.count("[") + text.count("{") <= MAX_BRACKET_DEPTH:
+        return None
+    import io
+    import tokenize
+
+    depth = 0
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.OP:
+                if tok.string in "([{":
+                    depth += 1
+                    if depth > MAX_BRACKET_DEPTH:
+                        return depth, tok.start[0]
+                elif tok.string in ")]}":
+                    depth = max(0, depth - 1)
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return None  # the parser reports what is wrong
+    return None
 _OPERATOR = re.compile(r"[-+*/%|&^@<>]|\b(?:and|or)\b")
 
 
