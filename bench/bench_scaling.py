@@ -22,9 +22,11 @@ from pathlib import Path
 
 _CHILD = ("import resource, runpy, sys\n"
           "sys.argv = ['promptlint', 'check', '--show-info', sys.argv[1]]\n"
+          "code = 0\n"
           "try:\n    runpy.run_module('promptlint', run_name='__main__')\n"
-          "except SystemExit:\n    pass\n"
-          "print('MAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n")
+          "except SystemExit as exc:\n    code = exc.code if isinstance(exc.code, int) else 1\n"
+          "print('MAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+          "sys.exit(code)\n")
 RULES = ("You are the support assistant of Harbor and Pine Outfitters. Answer from the policy, cite its section, "
          "never promise refunds over two hundred dollars, and hand angry customers to a human agent. ")
 
@@ -67,14 +69,15 @@ QUICK = {"volatile slots": [1_000, 4_000, 16_000], "Markdown lines": [1_000, 4_0
          "nested loops (depth)": [5, 10, 20], "include fan-out 5^depth": [2, 3, 4]}
 
 
-def measure(path: Path) -> tuple[float, int, int]:
-    """(seconds, peak KiB, exit code) of one check in a fresh interpreter."""
+def measure(path: Path) -> tuple[float, int, int, str]:
+    """(seconds, peak KiB, exit code, the first error line) of one check in a fresh interpreter."""
     started = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", _CHILD, str(path)], cwd=path.parent, capture_output=True, text=True,
                           timeout=900)
     seconds = time.perf_counter() - started
     rss = next((int(line.split()[1]) for line in proc.stderr.splitlines() if line.startswith("MAXRSS ")), 0)
-    return seconds, rss, proc.returncode
+    said = next((line for line in proc.stderr.splitlines() if not line.startswith(("MAXRSS ", "note:"))), "")
+    return seconds, rss, proc.returncode, said
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,14 +94,14 @@ def main(argv: list[str] | None = None) -> int:
             for size in sizes:
                 sub = folder / f"{make.__name__}-{size}"
                 sub.mkdir()
-                seconds, rss, code = measure(make(sub, size))
+                seconds, rss, code, said = measure(make(sub, size))
                 row = {"family": family, "size": size, "seconds": round(seconds, 2), "peak_mib": round(rss / 1024),
-                       "exit": code}
-                if before is not None:
+                       "exit": code, "said": said if code == 2 else ""}
+                if before is not None and not row["said"]:
                     row["time_ratio"] = round(seconds / before["seconds"], 2) if before["seconds"] else None
                     row["size_ratio"] = round(size / before["size"], 2)
                 rows.append(row)
-                before = row
+                before = row if not row["said"] else before
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
@@ -108,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
                  "  (baseline)")
         print(f"  {row['family']:<24} {row['size']:>7,}  {row['seconds']:>7.2f} s  {row['peak_mib']:>6,} MiB  "
               f"exit {row['exit']}{ratio}")
+        if row["said"]:
+            print(f"      refused: {row['said'].split(': ', 1)[-1]}")
     return 0
 
 
