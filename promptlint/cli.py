@@ -70,6 +70,22 @@ def main() -> None:
                 reconfigure(errors="backslashreplace")
             except (ValueError, OSError):
                 pass
+    import warnings
+
+    warnings.showwarning = _one_line_warning
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None):
+    """A library's warning (ruamel's ReusedAnchorWarning spans ten lines) as
+    one line on stderr, its own words joined, once per message."""
+    text = " ".join(str(message).split())
+    seen = _one_line_warning.__dict__.setdefault("seen", set())
+    if text in seen:
+        return
+    seen.add(text)
+    from promptlint.secrets import redact
+
+    click.echo(redact(f"warning: {text} ({category.__name__})"), err=True)
 
 
 def _prepare(paths, config_path, providers):

@@ -257,3 +257,12 @@ def test_include_fan_out_is_cut_at_the_expansion_limit(tmp_path):
     result = _timed_check(tmp_path, "l0.j2", 20)
     assert "past 1,000 included templates in one prompt: the rest are read as regions of unknown content" \
         in result.stderr
+
+
+def test_a_library_warning_is_one_line(tmp_path):
+    (tmp_path / "anchor.messages.yaml").write_text("- role: system\n  content: &x hi\n- role: user\n"
+                                                   "  content: &x there\n")
+    result = run(tmp_path, "check", "anchor.messages.yaml")
+    assert result.returncode == 0
+    [line] = result.stderr.splitlines()
+    assert line.startswith("warning: found duplicate anchor 'x' ") and line.endswith("(ReusedAnchorWarning)")
