@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     print("promptlint check: time and peak memory per input size (fresh process each; ratios to the step before)")
     for row in rows:
         ratio = (f"  time x{row['time_ratio']} for size x{row['size_ratio']}" if "time_ratio" in row else
-                 "  (baseline)")
+                 "" if row["said"] else "  (baseline)")
         print(f"  {row['family']:<24} {row['size']:>7,}  {row['seconds']:>7.2f} s  {row['peak_mib']:>6,} MiB  "
               f"exit {row['exit']}{ratio}")
         if row["said"]:

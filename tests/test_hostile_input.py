@@ -266,3 +266,26 @@ def test_a_library_warning_is_one_line(tmp_path):
     assert result.returncode == 0
     [line] = result.stderr.splitlines()
     assert line.startswith("warning: found duplicate anchor 'x' ") and line.endswith("(ReusedAnchorWarning)")
+
+
+@pytest.mark.parametrize("name, key", [("bomb.prompty", "sample"), ("bomb.prompt", "input:\n  default")])
+def test_alias_bombs_in_front_matter_are_refused(tmp_path, name, key):
+    lines = ['    a: &a ["x", "x", "x", "x", "x", "x", "x", "x", "x"]']
+    for i in range(1, 6):
+        prev, cur = chr(96 + i), chr(97 + i)
+        lines.append(f"    {cur}: &{cur} [{', '.join(['*' + prev] * 9)}]")
+    (tmp_path / name).write_text("---\nmodel: openai/gpt-4.1\n" + key + ":\n" + "\n".join(lines)
+                                 + "\n---\nsystem:\nHello {{a}}\n")
+    result = _timed_check(tmp_path, name, 20)
+    assert result.returncode == 2
+    assert f"{name}:1:1: front matter aliases expand to more than 100,000 values (an alias bomb?): not read" \
+        in result.stderr.splitlines()
+
+
+def test_macros_calling_macros_stay_bounded(tmp_path):
+    text = "{% macro m0(x) %}[{{ x }}]{% endmacro %}\n"
+    for i in range(1, 30):
+        text += f"{{% macro m{i}(x) %}}{{{{ m{i - 1}(x) }}}}{{{{ m{i - 1}(x) }}}}{{{{ m{i - 1}(x) }}}}{{% endmacro %}}\n"
+    (tmp_path / "macros.j2").write_text(text + "{{ m29(now) }} " + STABLE)
+    result = _timed_check(tmp_path, "macros.j2", 20)
+    assert result.returncode in (0, 1)
