@@ -33,13 +33,13 @@ RULES = ("You are the support assistant of Harbor and Pine Outfitters. Answer fr
 
 def slots(folder: Path, n: int) -> Path:
     path = folder / f"slots-{n}.j2"
-    path.write_text("".join(f"{{{{ now{i} }}}} {RULES[:40]}\n" for i in range(n)) + RULES * 4)
+    path.write_text("".join(f"{{{{ now{i} }}}} rule\n" for i in range(n)) + RULES * 4)
     return path
 
 
 def lines(folder: Path, n: int) -> Path:
     path = folder / f"lines-{n}.prompt.md"
-    path.write_text("".join(f"Rule {i}: {RULES[:60]} {{{{ field{i % 50} }}}}\n" for i in range(n)))
+    path.write_text("".join(f"Rule {i}: cite it. {{{{ field{i % 50} }}}}\n" for i in range(n)))
     return path
 
 

@@ -142,6 +142,18 @@ def root_url(base_url: str) -> str:
     return base_url[:-3] if base_url.endswith("/v1") else base_url
 
 
+MAX_SERVED_NAME = 128  # characters of a server-given model name kept (it is printed in the report)
+
+
+def served_name(value) -> str:
+    """A model name as the server gave it, sanitised before it is sent back
+    or printed: a string, printable characters only, at most MAX_SERVED_NAME."""
+    if not isinstance(value, str):
+        return ""
+    text = "".join(c for c in value if c.isprintable())
+    return text[:MAX_SERVED_NAME]
+
+
 class HttpEngine:
     def __init__(self, client: HttpClient, api: str = "chat", model: str | None = None, engine: str = "auto",
                  max_tokens: int = 16, concurrency: int = 1, block_size: int | None = None,
@@ -172,7 +184,10 @@ class HttpEngine:
             if self.model is None:
                 if not models:
                     raise ServerError(f"GET {self.client.url('models')}: no model listed; pass --served-model")
-                self.model = models[0].get("id")
+                self.model = served_name(models[0].get("id"))
+                if not self.model:
+                    raise ServerError(f"GET {self.client.url('models')}: the first model has no usable id; "
+                                      "pass --served-model")
             owner = str(models[0].get("owned_by", "")).lower() if models else ""
             kind = next((k for k in ("vllm", "sglang", "llamacpp") if k in owner.replace(".", "")), None)
         if self.engine == "auto":
