@@ -110,24 +110,28 @@ def read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
     return _deep(lambda: _read(file, ctx), file, ctx)
 
 
-def _read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
+def _past_parser_limits(file: SourceFile) -> tuple[int, str] | None:
+    """(line, what) where the file is past a limit that keeps libcst's parse
+    bounded (it is quadratic in operator chains and in bracket nesting)."""
     chain = _longest_operator_chain(file.text)
     if chain is not None:
         length, line = chain
-        start = sum(len(x) for x in file.text.splitlines(keepends=True)[:line - 1])
-        ctx.partial(file, Span(file, start, start),
-                    f"this statement chains {length:,} binary operators, past the Python reader's limit of "
-                    f"{MAX_OPERATOR_CHAIN:,} (the parser's time grows with the square of a chain); "
-                    "the file was not analysed")
-        return []
+        return line, (f"this statement chains {length:,} binary operators, past the Python reader's limit of "
+                      f"{MAX_OPERATOR_CHAIN:,} (the parser's time grows with the square of a chain)")
     nesting = _deepest_brackets(file.text)
     if nesting is not None:
         depth, line = nesting
+        return line, (f"brackets nest {depth:,} levels deep here, past the Python reader's limit of "
+                      f"{MAX_BRACKET_DEPTH:,} (the parser's memory grows with the square of the depth)")
+    return None
+
+
+def _read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
+    past = _past_parser_limits(file)
+    if past is not None:
+        line, what = past
         start = sum(len(x) for x in file.text.splitlines(keepends=True)[:line - 1])
-        ctx.partial(file, Span(file, start, start),
-                    f"brackets nest {depth:,} levels deep here, past the Python reader's limit of "
-                    f"{MAX_BRACKET_DEPTH:,} (the parser's memory grows with the square of the depth); "
-                    "the file was not analysed")
+        ctx.partial(file, Span(file, start, start), f"{what}; the file was not analysed")
         return []
     module = _parse(file)
     collector = _Collector()
