@@ -39,7 +39,7 @@ def slots(folder: Path, n: int) -> Path:
 
 def lines(folder: Path, n: int) -> Path:
     path = folder / f"lines-{n}.prompt.md"
-    path.write_text("".join(f"Rule {i}: cite it. {{{{ field{i % 50} }}}}\n" for i in range(n)))
+    path.write_text("".join(f"R{i}: {{{{ f{i % 50} }}}}\n" for i in range(n)))
     return path
 
 
