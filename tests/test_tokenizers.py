@@ -264,3 +264,30 @@ def test_import_is_lazy():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_decoded_ranks_are_cached_and_give_the_same_tokens(fresh_cache, monkeypatch):
+    """The second process start builds the encoding from the decoded cache
+    (no base64 parse of the rank file); same tokens."""
+    first = get_tokenizer("tiktoken:o200k_base").encode("Hello, world!")
+    decoded = fresh_cache / f"o200k_base-{_tiktoken.ENCODINGS['o200k_base'][:16]}.ranks"
+    assert decoded.is_file()
+    get_tokenizer.cache_clear()
+
+    def no_rank_file(name):
+        raise AssertionError("the decoded cache should be used")
+
+    monkeypatch.setattr(_tiktoken, "_params_from_rank_file", no_rank_file)
+    assert get_tokenizer("tiktoken:o200k_base").encode("Hello, world!") == first == [13225, 11, 2375, 0]
+
+
+def test_a_corrupted_decoded_cache_is_ignored_and_rewritten(fresh_cache):
+    get_tokenizer("tiktoken:cl100k_base")
+    decoded = fresh_cache / f"cl100k_base-{_tiktoken.ENCODINGS['cl100k_base'][:16]}.ranks"
+    raw = bytearray(decoded.read_bytes())
+    raw[-10] ^= 0xFF  # a flipped byte in the payload: its sha256 no longer matches
+    decoded.write_bytes(bytes(raw))
+    assert _tiktoken._load_decoded("cl100k_base") is None
+    get_tokenizer.cache_clear()
+    assert get_tokenizer("tiktoken:cl100k_base").encode("hello world") == [15339, 1917]
+    assert _tiktoken._load_decoded("cl100k_base") is not None  # written again from the rank file

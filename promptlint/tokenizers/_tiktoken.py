@@ -9,7 +9,10 @@ tiktoken's cache uses (sha1 of the blob URL), and let
 again. tiktoken re-downloads a cached file that fails its hash; we check the
 file first and, while tiktoken runs, replace its fetch function with one that
 raises, so no code path can reach the network. Later process starts find the
-seeded file and skip the decompression.
+seeded file and skip the decompression, and build the encoding from a second
+cache of the decoded ranks (tiktoken's constructor arguments, marshalled, with
+the sha256 of the rank file they came from and of their own bytes): that
+skips parsing 200,000 base64 lines at every start.
 """
 
 from __future__ import annotations
@@ -125,8 +128,70 @@ def _refuse_download(blobpath: str) -> bytes:
     )
 
 
+_DECODED_MAGIC = b"promptlint-ranks-v1\n"
+
+
+def _decoded_path(name: str, directory: Path) -> Path:
+    return directory / f"{name}-{ENCODINGS[name][:16]}.ranks"
+
+
+def _load_decoded(name: str) -> dict | None:
+    """tiktoken's constructor arguments for ``name`` from the decoded cache
+    (written by `_save_decoded` from the genuine, hash-checked rank file),
+    or None when there is none or it fails its own sha256. Parsing the rank
+    file's 200,000 base64 lines takes about 0.35 s; this about 30 ms."""
+    import marshal
+
+    for d in (cache_dir(), _fallback_cache_dir()):
+        try:
+            raw = _decoded_path(name, d).read_bytes()
+        except OSError:
+            continue
+        head, _, rest = raw.partition(b"\n\n")
+        fields = head.split(b"\n")
+        if len(fields) != 3 or fields[0] + b"\n" != _DECODED_MAGIC or fields[1].decode() != ENCODINGS[name]:
+            continue
+        if _sha256(rest) != fields[2].decode():
+            continue
+        try:
+            params = marshal.loads(rest)
+        except (EOFError, ValueError, TypeError):
+            continue
+        if isinstance(params, dict) and isinstance(params.get("mergeable_ranks"), dict):
+            return params
+    return None
+
+
+def _save_decoded(name: str, params: dict) -> None:
+    """Keep tiktoken's constructor arguments for the next process (best effort, atomic)."""
+    import marshal
+
+    payload = marshal.dumps({k: v for k, v in params.items()
+                             if isinstance(v, (str, int, dict, type(None)))})
+    blob = _DECODED_MAGIC + f"{ENCODINGS[name]}\n{_sha256(payload)}\n\n".encode() + payload
+    for d in (cache_dir(), _fallback_cache_dir()):
+        try:
+            atomic_write_bytes(_decoded_path(name, d), blob)
+            return
+        except OSError:
+            continue
+
+
 def load_encoding(name: str):
-    """Build the ``tiktoken.Encoding`` for ``name`` offline."""
+    """Build the ``tiktoken.Encoding`` for ``name`` offline: from the decoded
+    cache when it is there and intact, else from the verified rank file (and
+    the decoded cache is written for the next start)."""
+    import tiktoken
+
+    params = _load_decoded(name)
+    if params is not None:
+        return tiktoken.Encoding(**params)
+    params = _params_from_rank_file(name)
+    _save_decoded(name, params)
+    return tiktoken.Encoding(**params)
+
+
+def _params_from_rank_file(name: str) -> dict:
     path = seed(name)
     import tiktoken
     import tiktoken.load
@@ -149,7 +214,7 @@ def load_encoding(name: str):
                 os.environ.pop("TIKTOKEN_CACHE_DIR", None)
             else:
                 os.environ["TIKTOKEN_CACHE_DIR"] = saved_env
-    return tiktoken.Encoding(**params)
+    return params
 
 
 class TiktokenTokenizer:
