@@ -55,7 +55,7 @@ def _groups(paths, config_path, shape, requests_file, errors):
             groups.setdefault(request.prompt, []).append(request)
         return [(name, reqs[0].label, reqs) for name, reqs in groups.items()]
     from promptlint.audit import find_candidates, load_templates
-    from promptlint.cli import _prepare
+    from promptlint.commands.options import _prepare
 
     out = []
     prepared, missing = _prepare(paths, config_path, ())
@@ -241,7 +241,7 @@ def _run_http(groups, errors, base_url, server_kind, api, served_model, tokenize
 def _run_usage(paths, config_path, usage_log, fmt, output):
     """Logged responses grouped per prompt, beside the audit's prediction."""
     from promptlint.audit import audit_template, find_candidates, load_templates
-    from promptlint.cli import _prepare
+    from promptlint.commands.options import _prepare
     from promptlint.economics.providers import load_table
     from promptlint.usage.group import group_records
     from promptlint.usage.parse import read_usage_log

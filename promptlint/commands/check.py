@@ -1,0 +1,102 @@
+"""`promptlint check`: lint prompt files for cache breakers (pre-commit, CI)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from promptlint.commands.options import (
+    EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, _codes, _common, _nothing_found, _notes, _prepare, _stdin_paths,
+)
+
+
+@click.command(short_help="Lint prompt files for cache breakers (pre-commit, CI).")
+@_common
+@click.option("--output-format", "--format", "fmt",
+              type=click.Choice(["auto", "concise", "full", "text", "json", "json-lines", "sarif", "github", "gitlab",
+                                 "junit"]),
+              default="auto", show_default=True,
+              help="Output format (--format is an alias): auto is github (workflow commands) inside GitHub "
+                   "Actions, else concise, coloured in a terminal; full adds the source line, a caret and the "
+                   "fix; json-lines is one finding per line; sarif is SARIF 2.1.0 for code scanning; github also "
+                   "appends a job summary to $GITHUB_STEP_SUMMARY; gitlab is GitLab's Code Quality report; junit is "
+                   "JUnit XML. text is concise.")
+@click.option("--stdin-filename", type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
+              help="With `-` as the path: read the file's text from standard input, reported as PATH (for editors).")
+@click.option("-q", "--quiet", is_flag=True, help="Print the findings only, without the summary line.")
+@click.option("--show-info", is_flag=True,
+              help="List info findings too (they are always counted; --fail-on info lists them as well).")
+@click.option("--show-fixes", is_flag=True,
+              help="Mark findings `promptlint fix` can fix ([*] safe, [unsafe fix] with --unsafe-fixes) and count them.")
+@click.option("--statistics", "stats", is_flag=True, help="Print the number of findings per rule instead of each.")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Colour the terminal output; auto follows NO_COLOR and FORCE_COLOR, then whether stdout "
+                   "is a terminal.")
+@click.option("--select", "select", multiple=True, metavar="CODE",
+              help="Only these rules (codes or prefixes, repeatable or comma-separated); overrides config.")
+@click.option("--ignore", "ignore", multiple=True, metavar="CODE",
+              help="Skip these rules (codes or prefixes), on top of config.")
+@click.option("--baseline", "baseline_path", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
+              help="Report only findings not recorded in this baseline (see --write-baseline).")
+@click.option("--write-baseline", "write_baseline", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
+              help="Record today's findings in FILE (by stable fingerprint) and exit 0; later runs with "
+                   "--baseline FILE report only new ones.")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default=None,
+              help="Lowest severity that makes the exit code 1 [default: warning, or fail-on in config].")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Also say on stderr why each file was read or skipped, and what a reader did not follow.")
+def check(stdin_filename, **options):
+    """Lint prompt files: each finding as path:line:col: PLxxx message, with what it costs."""
+    from promptlint import stdin_text
+
+    options["paths"] = _stdin_paths(options["paths"], stdin_filename)
+    try:
+        _check(**options)
+    finally:
+        stdin_text.clear()
+
+
+def _check(paths, providers, config_path, output, exit_zero, fmt, quiet, show_info, show_fixes, stats, color, select,
+           ignore, baseline_path, write_baseline, fail_on, verbose):
+    from promptlint.checks.base import Severity
+    from promptlint.lint import run_check
+    from promptlint.report.check_report import write_check_report
+
+    from promptlint.lint import merge_results
+
+    select, ignore = _codes(select), _codes(ignore, "--ignore")
+    groups, missing = _prepare(paths, config_path, providers)
+    result = merge_results([run_check(p, c, m, select=select or None, ignore=ignore) for c, m, p in groups])
+    result.missing = missing
+    config = groups[0][0]
+    _notes(result.notes, verbose)
+    for error in result.errors:
+        click.echo(str(error), err=True)
+    nothing = _nothing_found(result, paths)
+    if write_baseline is not None:
+        from promptlint.report import baseline
+
+        n = baseline.write(write_baseline, result.findings)
+        click.echo(f"Wrote {n:,} finding{'s' if n != 1 else ''} to {write_baseline}: `promptlint check "
+                   f"--baseline {write_baseline}` reports only new ones.")
+        sys.exit(EXIT_ERROR if missing or result.errors or nothing else EXIT_CLEAN)
+    if baseline_path is not None:
+        from promptlint.report import baseline
+
+        try:
+            known = baseline.load(baseline_path)
+        except baseline.BaselineError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(EXIT_ERROR)
+        result.findings, result.baselined = baseline.new_only(result.findings, known)
+    threshold = Severity.parse(fail_on or config.fail_on)
+    write_check_report(result, fmt, output, quiet=quiet, stats=stats, color=color,
+                       show_info=show_info or threshold.label == "info", show_fixes=show_fixes,
+                       fail_on=threshold.label)
+    if missing or result.errors or nothing:
+        sys.exit(EXIT_ERROR)
+    if not exit_zero and any(f.severity >= threshold for f in result.findings):
+        sys.exit(EXIT_FINDINGS)
+    sys.exit(EXIT_CLEAN)
