@@ -7,7 +7,7 @@ import sys
 import click
 
 from promptlint.commands.options import (
-    EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, _common, _nothing_found, _notes, _prepare, _run_with_progress,
+    EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, _common, _prepare, _run_with_progress, _said,
 )
 
 
@@ -25,12 +25,8 @@ def audit(paths, providers, config_path, output, exit_zero, fmt, verbose):
 
     groups, missing = _prepare(paths, config_path, providers)
     result = merge_results([_run_with_progress(p, c, m, fmt) for c, m, p in groups])
-    result.missing = missing
     config = groups[0][0]
-    _notes(result.notes, verbose)
-    for error in result.errors:
-        click.echo(str(error), err=True)
-    nothing = _nothing_found(result, paths)
+    nothing = _said(result, missing, paths, verbose)
     write_report(result, config, fmt, output, verbose)
     if missing or result.errors or nothing:
         sys.exit(EXIT_ERROR)

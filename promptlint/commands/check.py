@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from promptlint.commands.options import (
-    EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, _codes, _common, _nothing_found, _notes, _prepare, _stdin_paths,
+    EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, _codes, _common, _prepare, _said, _stdin_paths,
 )
 
 
@@ -69,12 +69,8 @@ def _check(paths, providers, config_path, output, exit_zero, fmt, quiet, show_in
     select, ignore = _codes(select), _codes(ignore, "--ignore")
     groups, missing = _prepare(paths, config_path, providers)
     result = merge_results([run_check(p, c, m, select=select or None, ignore=ignore) for c, m, p in groups])
-    result.missing = missing
     config = groups[0][0]
-    _notes(result.notes, verbose)
-    for error in result.errors:
-        click.echo(str(error), err=True)
-    nothing = _nothing_found(result, paths)
+    nothing = _said(result, missing, paths, verbose)
     if write_baseline is not None:
         from promptlint.report import baseline
 

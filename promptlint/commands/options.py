@@ -111,6 +111,17 @@ _FOUND_BY = ("*.j2, *.jinja, *.prompty, *.prompt, *.prompt.md, *.messages.json/y
              "and Markdown, text, YAML and JSON that read as prompts (by name, folder or content)")
 
 
+def _said(result, missing: int, paths, verbose: bool) -> bool:
+    """What a run says on stderr before its report: -v notes, input errors,
+    the "no prompt files" warning. True when nothing was found in folders
+    (exit 2)."""
+    result.missing = missing
+    _notes(result.notes, verbose)
+    for error in result.errors:
+        click.echo(str(error), err=True)
+    return _nothing_found(result, paths)
+
+
 def _notes(notes: list[str], verbose: bool) -> None:
     """-v: why each file was read or skipped, and what the readers did not follow;
     what was left unanalysed (a limit reached) is said in any case."""
