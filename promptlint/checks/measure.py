@@ -116,6 +116,7 @@ class _Suffixes:
         self.text = "".join(chunks)
         self.counts: dict[int, int] = {}
         self._starts: list[int] | None = None
+        self._spent = 0  # characters of suffixes encoded one by one so far
 
     def count_from(self, offset: int, tokenizer) -> int:
         """Tokens of text[offset:]: encoded on its own while that stays cheap;
@@ -123,7 +124,7 @@ class _Suffixes:
         whole text (the tokens from the first one starting at or after
         `offset`, plus the few characters before it encoded on their own:
         the same count, or one more where a merge spans the cut)."""
-        self._spent = getattr(self, "_spent", 0) + len(self.text) - offset
+        self._spent += len(self.text) - offset
         if self._spent <= SUFFIX_BUDGET:
             return len(tokenizer.encode(self.text[offset:]))
         if self._starts is None:

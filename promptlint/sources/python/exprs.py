@@ -7,11 +7,9 @@ inlined, anything else opaque.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import libcst as cst
 
-from promptlint.analysis.volatility import DEFAULT, Verdict, no_evidence
+from promptlint.analysis.volatility import DEFAULT, no_evidence
 from promptlint.ir import Slot, SlotKind
 from promptlint.sources.python import files
 from promptlint.sources.python.scope import INF, Binding, Frame, Scope, _dotted_name
