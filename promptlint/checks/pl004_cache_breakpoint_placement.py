@@ -37,8 +37,6 @@ from promptlint.checks.base import CheckContext, Finding, Severity, brief
 from promptlint.economics.cost import estimate
 from promptlint.economics.providers import cacheable, load_table, resolve
 from promptlint.ir import Breakpoint, PromptTemplate, Scope, Span
-from promptlint.sources.messages import MAPPING_NODES, SCALAR_NODES, SEQUENCE_NODES, compose_nodes, key_node
-from promptlint.sources.messages import child as _child
 
 RULE = "PL004"
 SHARED_ROLES = ("tools", "system", "developer")  # sent before the conversation: meant for every user
@@ -73,6 +71,8 @@ def _requests_per_month(ctx: CheckContext) -> float:
 # ---------------------------------------------------------------- blocks
 
 def _key(node, key: str):
+    from promptlint.sources.messages import MAPPING_NODES, key_node
+
     return key_node(node, key) if isinstance(node, MAPPING_NODES) else None
 
 
@@ -80,6 +80,8 @@ def _request_node(template: PromptTemplate):
     """The node of this template's request in its message file: the root, or
     (for a file holding several) the node its span starts at, read with the
     message reader's own composer."""
+    from promptlint.sources.messages import MAPPING_NODES, SEQUENCE_NODES, compose_nodes
+
     try:
         root = compose_nodes(template.source)
     except RecursionError:
@@ -104,6 +106,9 @@ def block_indices(template: PromptTemplate) -> tuple[dict[int, int], bool]:
     a request-level `cache_control`. Blocks in provider order: each tool
     definition, each system block, each message content block (a string is
     one block; a `cachePoint` marks a boundary and is no block)."""
+    from promptlint.sources.messages import MAPPING_NODES, SCALAR_NODES, SEQUENCE_NODES
+    from promptlint.sources.messages import child as _child
+
     request = _request_node(template)
     out: dict[int, int] = {}
     if request is None:

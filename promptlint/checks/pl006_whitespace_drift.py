@@ -31,9 +31,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-import jinja2
-from jinja2 import nodes
-
 from promptlint.analysis.render import CONTAINERS, varies_in
 from promptlint.checks.base import CheckContext, Finding, Severity
 from promptlint.checks.measure import (
@@ -61,7 +58,7 @@ RULE = "PL006"
 SCOPE_WORDS = {"global": "all users", "user": "one user's sessions", "session": "one session's requests"}
 _LINE_END = re.compile(r"\r\n|\n|\r")
 _KIND_NAMES = {"\r\n": "CRLF", "\n": "LF", "\r": "CR"}
-_ENV = jinja2.Environment(autoescape=False)
+_ENV = None  # a Jinja environment, made when a Jinja expression is first read (other formats never import Jinja)
 
 
 # -- (a) mixed line endings -----------------------------------------------------------
@@ -142,6 +139,12 @@ def _blank_literals(label: str) -> tuple[str, ...] | None:
     (`{{ "\\n" if x }}`, `{{ " " if x else "" }}`), or None."""
     if not label.startswith("{{") or "if" not in label:
         return None
+    global _ENV
+    import jinja2
+    from jinja2 import nodes
+
+    if _ENV is None:
+        _ENV = jinja2.Environment(autoescape=False)
     try:
         node = _ENV.parse(label).body[0].nodes[0]  # type: ignore[attr-defined]
     except (jinja2.TemplateSyntaxError, IndexError, AttributeError):
