@@ -37,6 +37,7 @@ from pathlib import Path
 
 import pathspec
 
+from promptlint.fsutil import within
 from promptlint.stdin_text import bytes_of
 from promptlint.sniff import directive_score, has_placeholders, reads_as_instructions
 
@@ -360,7 +361,7 @@ class Discovery:
             return None
         target = file.resolve()
         bases = (self.root, top.resolve())
-        if any(target == b or b in target.parents for b in bases):
+        if within(target, bases):
             return None
         return "a symbolic link to a file outside the project"
 

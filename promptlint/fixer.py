@@ -18,7 +18,7 @@ from promptlint.audit import audit_template, source_context
 from promptlint.checks import run_prompt_rules
 from promptlint.checks.base import CheckContext, Finding
 from promptlint.discover import format_for
-from promptlint.fsutil import atomic_write_bytes
+from promptlint.fsutil import atomic_write_bytes, within
 from promptlint.ir import SourceError, SourceFile
 from promptlint.lint import CheckResult, run_check, selected_rules
 
@@ -134,7 +134,7 @@ def _outside(path: Path, named: list[Path], config) -> str | None:
                 bases.append(p.resolve())
         except (OSError, RuntimeError):
             continue
-    if any(target == b or b in target.parents for b in bases):
+    if within(target, bases):
         return None
     how = "a link to a file" if path.is_symlink() else "a file"
     return f"{how} outside the project ({target}): not written"

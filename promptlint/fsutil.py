@@ -16,6 +16,11 @@ _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat
           (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))
 
 
+def within(target: Path, bases) -> bool:
+    """Whether the resolved `target` is one of the resolved `bases` or lies under one."""
+    return any(target == base or base in target.parents for base in bases)
+
+
 class UnreadableFile(OSError):
     """Not a regular file, or over the size limit: the message says which."""
 

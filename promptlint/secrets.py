@@ -15,6 +15,7 @@ written.
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 import urllib.parse
@@ -51,6 +52,7 @@ class Secret:
     __str__ = __repr__
 
 
+@functools.lru_cache(maxsize=64)
 def _forms(value: str) -> re.Pattern | None:
     """The value, and it reversed, with any run of non-alphanumerics allowed
     between its characters, in any case: what an echo may turn it into."""

@@ -110,7 +110,9 @@ class SourceContext:
             target = path.resolve()
         except (OSError, RuntimeError):
             return False
-        return any(target == base or base in target.parents for base in self._project_bases(near))
+        from promptlint.fsutil import within
+
+        return within(target, self._project_bases(near))
 
     def _project_bases(self, near: Path) -> tuple[Path, ...]:
         cache = self.shared.setdefault("project.bases", {})

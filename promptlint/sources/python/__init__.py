@@ -292,12 +292,22 @@ MAX_OPERATOR_CHAIN = 1_000
 # libcst's parser takes memory growing with the square of bracket nesting (400
 # nested conditional expressions in parentheses: 0.5 GB; 900: 2.3 GB)
 MAX_BRACKET_DEPTH = 200
+_BRACKET = re.compile(r"[()\[\]{}]")
+_STRINGS_AND_COMMENTS = re.compile(r"""(\"\"\"|\'\'\')[\s\S]*?\1|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|#[^\n]*""")
 
 
 def _deepest_brackets(text: str) -> tuple[int, int] | None:
     """(depth, line) where brackets first nest past MAX_BRACKET_DEPTH, else
     None: one pass over the tokens (strings and comments are not brackets)."""
     if text.count("(") + text.count("[") + text.count("{") <= MAX_BRACKET_DEPTH:
+        return None
+    # a scan of the brackets outside strings and comments (one regex pass): when they
+    # stay within the limit, no tokenizing is needed (most files); else tokenize says
+    depth = deepest = 0
+    for m in _BRACKET.finditer(_STRINGS_AND_COMMENTS.sub("", text)):
+        depth = depth + 1 if m.group() in "([{" else max(0, depth - 1)
+        deepest = max(deepest, depth)
+    if deepest <= MAX_BRACKET_DEPTH:
         return None
     import io
     import tokenize
