@@ -414,6 +414,111 @@ def f(client, customer_name, blob):
     assert slot(t, "text").volatility is V.REQUEST and "passed as text" in slot(t, "text").reason
 
 
+def test_helper_called_for_several_parts_is_told_by_the_call(tmp_path):
+    """A section helper the prompt calls once per part: its own line is the
+    same for every call, so a part it only passes through sits at the call."""
+    src = '''\
+def _section(content, tag):
+    parts = [f"<{tag}>"]
+    for item in content:
+        parts.append(item)
+    parts.append(f"</{tag}>")
+    return parts
+
+
+def build(client, inputs, rubric="Score the answer from 1 to 5 for accuracy."):
+    sections = []
+    sections.extend(_section(inputs, "Input"))
+    sections.extend(_section(rubric, "Rubric"))
+    return client.chat.completions.create(messages=[{"role": "user", "content": "\\n".join(sections)}])
+'''
+    t = one(load(tmp_path, src))
+    moved = slot(t, "inputs")
+    assert moved.span.line_col == at(src, "inputs, \"Input\"") and moved.volatility is V.REQUEST
+
+
+def test_message_list_built_by_a_role_helper(tmp_path):
+    """`create_chat_message("system", ...)` items: the helper's dicts make
+    the list a prompt, each part placed at the call that passes it."""
+    src = '''\
+import time
+
+
+def create_chat_message(role, content):
+    return {"role": role, "content": content}
+
+
+def generate_context(system_text, history):
+    context = [
+        create_chat_message("system", "You are a careful research agent. Follow the rules."),
+        create_chat_message("system", f"The current time and date is {time.strftime('%c')}"),
+        create_chat_message("user", "Determine which next command to use."),
+    ]
+    return 1, context
+'''
+    t = one(load(tmp_path, src))
+    assert roles(t) == ["system", "system", "user"]
+    clock = slot(t, "time.strftime('%c')")
+    assert clock.span.line_col == at(src, "time.strftime") and clock.volatility is V.REQUEST
+    assert "careful research agent" in text_of(t.sections[0].parts)
+
+
+def test_role_named_template_classes_and_a_setting_fixed_at_import(tmp_path):
+    """DB-GPT's `SystemPromptTemplate.from_template` is a system message like
+    LangChain's; a text chosen by a setting read at import is still a template."""
+    src = '''\
+from dbgpt.core import ChatPromptTemplate, HumanPromptTemplate, SystemPromptTemplate
+from dbgpt._private.config import Config
+
+CFG = Config()
+_EN = """Answer from the tables.
+User Question:
+    {user_input}
+Rules: use only the tables given, limit every query to the rows asked for, never invent a column.
+"""
+_ZH = "{user_input}"
+_TEMPLATE = _EN if CFG.LANGUAGE == "en" else _ZH
+prompt = ChatPromptTemplate(messages=[
+    SystemPromptTemplate.from_template(_TEMPLATE),
+    HumanPromptTemplate.from_template("{user_input}"),
+])
+'''
+    t = one(load(tmp_path, src))
+    assert roles(t) == ["system", "user"]
+    question = slot(t, "{user_input}")
+    assert question.span.line_col == at(src, "{user_input}") and question.volatility is V.REQUEST
+    assert "never invent a column" in text_of(t.sections[0].parts)
+
+
+def test_agent_loop_sees_what_the_previous_pass_appended(tmp_path):
+    """A list appended after the call inside the loop is longer on the next
+    pass; `template.replace(marker, value)` puts the value where it enters."""
+    src = '''\
+import litellm
+
+
+def react(task):
+    calls = []
+    system_prompt = "You are an agent. Think step by step. Calls so far: {{calls}}"
+    context = [{"role": "system", "content": system_prompt.replace("{{calls}}", "None")}]
+    while True:
+        if calls:
+            done = "\\n".join(f"- {c['name']}: {c['output']}" for c in calls)
+        else:
+            done = "None"
+        context[0]["content"] = system_prompt.replace("{{calls}}", done)
+        reply = litellm.completion(model="gpt-4.1", messages=context + [{"role": "user", "content": task}])
+        for call in reply.tool_calls:
+            calls.append({"name": call.name, "output": run(call)})
+'''
+    t = one(load(tmp_path, src))
+    output = slot(t, "c['output']")  # the calls appended on the previous pass, in the system message
+    assert output.span.line_col == at(src, "c['output']") and output.volatility is V.REQUEST
+    assert t.sections[0].role == "system"
+    assert any(isinstance(p, Slot) and output in p.children for p in t.sections[0].parts)
+    assert "None" not in text_of(t.sections[0].parts)
+
+
 def test_local_variables_last_assignment_before_use(tmp_path):
     src = '''\
 from datetime import date, datetime

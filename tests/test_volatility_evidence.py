@@ -22,6 +22,7 @@ from promptlint.sources import jinja
     ("task", V.REQUEST), ("problem_statement", V.REQUEST), ("goals", V.REQUEST), ("topic", V.REQUEST),
     ("lang_code", V.REQUEST), ("repo_name", V.SESSION), ("branch_name", V.SESSION), ("file_tree", V.SESSION),
     ("error_message", V.REQUEST), ("current_url", V.REQUEST), ("review_started_at", V.REQUEST),
+    ("cur_url", V.REQUEST), ("cur_axtree_txt", V.REQUEST), ("curr_step", V.REQUEST),
     # settings and configuration
     ("max_actions", V.STATIC), ("step_limit", V.STATIC), ("context_window", V.STATIC), ("output_format", V.STATIC),
     ("tools", V.STATIC), ("tool_names", V.STATIC), ("tools_section", V.STATIC), ("app_version", V.DEPLOY),
@@ -29,6 +30,9 @@ from promptlint.sources import jinja
     ("isoformat", V.UNKNOWN), ("date_format", V.UNKNOWN), ("created_at_label", V.UNKNOWN), ("look_at", V.UNKNOWN),
     ("name", V.UNKNOWN), ("role", V.UNKNOWN), ("language", V.UNKNOWN), ("working_dir", V.UNKNOWN),
     ("command_docs", V.UNKNOWN), ("team_size", V.UNKNOWN), ("show_examples", V.UNKNOWN), ("use_tools", V.UNKNOWN),
+    # data about a tool or function is its definition, not request data
+    ("function_data.name", V.UNKNOWN), ("tool_data", V.UNKNOWN), ("metadata", V.UNKNOWN),
+    ("form_data", V.REQUEST),
 ])
 def test_names(name, expected):
     assert classify_name(name).volatility is expected, classify_name(name).reason

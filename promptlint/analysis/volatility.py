@@ -106,7 +106,7 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           # the language a request asks for (not an app-wide `language` setting)
           r"(source|target|output|input|dest|destination|reply|response)_lang(uage)?(_code|_name)?",
           r"lang(uage)?_code",
-          r".*(documents?|context|chunks?|passages?|snippets?|results?|retrieved|sources?|citations?|attachments?|images?|(?<!pro)files?|pages?|articles?|tickets?|email_body|body|content|text|data|payload|observations?|outputs?|hits|matches|records|rows)",
+          r".*(documents?|context|chunks?|passages?|snippets?|results?|retrieved|sources?|citations?|attachments?|images?|(?<!pro)files?|pages?|articles?|tickets?|email_body|body|content|text|(?<!tool_)(?<!function_)(?<!schema_)(?<!config_)(?<!settings_)(?<!meta)data|payload|observations?|outputs?|hits|matches|records|rows)",
           # `docs` are retrieved documents; `command_docs`, `api_docs` are reference text
           r"((retrieved|relevant|context|search|source|input|user|top|ranked|selected|matched|related|similar)_)?docs?",
           r"(.+_)?context_(above|below|before|after|text|str)", r"(git_)?(diff|patch)(_content|_text)?",
@@ -116,7 +116,7 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           # the page a browsing agent is looking at
           r"viewport(_.+)?", r"(ax|accessibility)_?tree(_.+)?", r"dom(_tree|_state|_snapshot)?",
           # a name that says it is the value now
-          r"current_.+",
+          r"(current|cur|curr)_.+",
           r"(remaining|left|used)_.*", r".*_(remaining|left|count|counter|budget)", r"(current_)?(turn|step)(_.*)?",
           r"weather", r"news"),
     _rule(V.USER, "a per-user value",

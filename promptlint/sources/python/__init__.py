@@ -75,7 +75,9 @@ _HINTS = re.compile(
     r"\.create\(|\.parse\(|\.stream\(|\.a?generate\(|\.a?chat\(|completion\(|from_messages|from_template|PromptTemplate"
     r"|(?:System|Human|AI)Message|\.a?invoke\(|\bmessages\s*=|\binstructions\s*="
     r"|^[ \t]*\w*(?:prompt|template|instructions)\w*[ \t]*(?::[^=\n]*)?=(?!=)"
-    r"|\bdef[ \t]+\w*(?:prompt|instructions|messages)\w*[ \t]*\(",
+    r"|\bdef[ \t]+\w*(?:prompt|instructions|messages)\w*[ \t]*\("
+    r"|[\"']role[\"'][ \t]*:[ \t]*[\"'](?:system|developer|user|assistant)[\"']"
+    r"|\([ \t]*[\"'](?:system|developer)[\"'][ \t]*,",
     re.I | re.M)
 _PROMPT_CONSTANT = re.compile(r"^(?:\w*_)?(?:prompt|template|instructions)$", re.I)
 # build_system_prompt, get_instructions, make_messages, get_system_message (not test_* functions)
@@ -438,8 +440,21 @@ def _role_dict(node) -> bool:
     return "content" in keys and isinstance(role, cst.SimpleString) and role.evaluated_value in _ROLES
 
 
+def _role_call(node) -> bool:
+    """`create_chat_message("system", prompt)`, `make_msg(role="user", ...)`:
+    a call given a role by name and something more (what it returns is
+    checked when the list is evaluated: only a helper that builds a message
+    makes the list a prompt)."""
+    if not isinstance(node, cst.Call) or len(node.args) < 2:
+        return False
+    first = node.args[0]
+    role = first.value if first.keyword is None else \
+        next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "role"), None)
+    return isinstance(role, cst.SimpleString) and role.evaluated_value in _ROLES
+
+
 def _role_list(node) -> bool:
-    return isinstance(node, cst.List) and any(_role_dict(el.value) for el in node.elements)
+    return isinstance(node, cst.List) and any(_role_dict(el.value) or _role_call(el.value) for el in node.elements)
 
 
 def _named_prompt_candidates(module: cst.Module) -> bool:
@@ -662,11 +677,15 @@ def _has_text(sections: list[Section]) -> bool:
 
 
 def _dicts(node) -> list:
-    """The dict literals inside a statement or expression."""
+    """The dict and list literals inside a statement or expression (a
+    message list built by a helper has no dict of its own here)."""
     found: list = []
 
     class Visitor(cst.CSTVisitor):
         def visit_Dict(self, n):
+            found.append(n)
+
+        def visit_List(self, n):
             found.append(n)
 
     node.visit(Visitor())

@@ -7,10 +7,13 @@ inlined, anything else opaque.
 
 from __future__ import annotations
 
+import dataclasses
+import re
+
 import libcst as cst
 
 from promptlint.analysis.volatility import DEFAULT, no_evidence
-from promptlint.ir import Slot, SlotKind
+from promptlint.ir import Slot, SlotKind, Volatility
 from promptlint.sources.python import files
 from promptlint.sources.python.scope import INF, Binding, Frame, Scope, _dotted_name
 from promptlint.sources.python.strings import Lit, decode_body
@@ -177,6 +180,10 @@ class Expressions:
             return self.opaque(node, frame, strongest([self.verdict(body), self.verdict(orelse)]))
         test = self.eval(node.test, frame)
         verdict = self.verdict(test)
+        if verdict.volatility is Volatility.DEPLOY and _plain_text(body) and _plain_text(orelse):
+            # `EN if CFG.LANGUAGE == "en" else ZH`: a setting fixed for the
+            # process picks one text, read as a template like either branch
+            return body
         s, e = self.span(node)
         slot = Slot(f"if {short(self.src(node.test))}", SlotKind.CONDITIONAL, verdict.volatility,
                     f"chooses on {short(self.src(node.test))}: {verdict.reason}", self.file_span(s, e),
@@ -301,7 +308,74 @@ class Expressions:
         value = self.returned(func, scope, bound, parent, frame.import_time, frame.depth + 1)
         if isinstance(value, Opaque) and value.qual is None:
             return relabel(value, short(self.src(call)), call)
+        if value is not None and self.called_repeatedly(func, frame):
+            value = self.at_argument(value, func, call, bound)
         return value
+
+    def called_repeatedly(self, func: FuncV, frame: Frame) -> bool:
+        """The caller calls this helper more than once (`_section(inputs,
+        "Input")`, then `_section(rubric, "Rubric")`): a part the helper
+        only passes through is told by the call that passes it, since the
+        helper's own line is the same for every call."""
+        caller = frame.scope.node
+        if isinstance(caller, cst.Module):
+            return False
+        key = (id(caller), func.node.name.value)
+        found = self.repeated.get(key)
+        if found is None:
+            start, end = self.span(caller)
+            calls = re.findall(rf"\b{re.escape(func.node.name.value)}\s*\(", self.file.text[start:end])
+            found = self.repeated[key] = len(calls) > 1
+        return found
+
+    def at_argument(self, value, func: FuncV, call: cst.Call, bound: dict):
+        """`value` with each part that came from an argument (a part written
+        in the helper, no more volatile than that argument) placed at the
+        argument, the most volatile one, in the call."""
+        params = func.node.params
+        positional = [*params.posonly_params, *params.params]
+        if func.bound_self and positional:
+            positional = positional[1:]
+        passed = list(zip((p.name.value for p in positional),
+                          (a.value for a in call.args if a.keyword is None and not a.star)))
+        passed += [(a.keyword.value, a.value) for a in call.args if a.keyword is not None]
+        carried = [(self.verdict(bound[name]).volatility, node) for name, node in passed if name in bound]
+        carried = [c for c in carried if c[0] >= Volatility.USER]
+        if not carried:
+            return value
+        most, arg = max(carried, key=lambda c: c[0])
+        inside = self.span(func.node)
+        span = self.file_span(*self.span(arg))
+        label = short(self.src(arg))
+
+        def written_in_helper(start: int) -> bool:
+            return inside[0] <= start < inside[1]
+
+        def move(v):
+            if isinstance(v, StrV):
+                return StrV([dataclasses.replace(s, span=span, fix=None, label=label)
+                             if isinstance(s, Slot) and s.span is not None and s.span.file is self.file
+                             and written_in_helper(s.span.start) and s.volatility <= most and not s.order_varies
+                             else s for s in v.segs], v.node)
+            if isinstance(v, ListV):
+                return ListV([move(i) for i in v.items], v.node, v.is_tuple)
+            if isinstance(v, Spread):
+                return Spread(move(v.value), v.node)
+            if isinstance(v, DictV):
+                return DictV([(k, move(x)) for k, x in v.pairs], v.node, v.key_nodes)
+            if isinstance(v, LoopV):
+                if v.order or v.node is None or not written_in_helper(self.span(v.node)[0]) \
+                        or self.verdict(v).volatility > most:
+                    return v
+                return dataclasses.replace(v, node=arg, fix=None, label=label)
+            if isinstance(v, Opaque):
+                if v.node is None or v.span is not None or not written_in_helper(self.span(v.node)[0]) \
+                        or v.effective().volatility > most:
+                    return v
+                return dataclasses.replace(v, node=arg, fix=None, label=label)
+            return v
+
+        return move(value)
 
     def returned(self, func: FuncV, scope: Scope, bound: dict, parent: Frame | None, import_time: bool,
                  depth: int):
@@ -355,6 +429,11 @@ def _base_name(node) -> str | None:
     if isinstance(node, cst.Attribute):
         return node.attr.value
     return None
+
+
+def _plain_text(value) -> bool:
+    """Literal text only: no slot of its own."""
+    return isinstance(value, StrV) and all(isinstance(s, Lit) for s in value.segs)
 
 
 def _is_none(value) -> bool:

@@ -103,6 +103,7 @@ class Flow(Loops, Expressions, ToIR):
         self._mutating: set[int] = set()  # ids of list bindings whose growth is being read
         self.attrs_open: set[int] = set()  # ids of the class and self. attribute bindings being evaluated
         self.used: set[int] = set()  # ids of calls and lists a prompt has taken as its messages
+        self.repeated: dict[tuple[int, str], bool] = {}  # (caller, helper): called more than once there
         from promptlint.sources.python import stdlib
         from promptlint.sources.python.project import project_of
 
@@ -474,7 +475,8 @@ class Flow(Loops, Expressions, ToIR):
         """A list with the .append/.extend/.insert calls made on its name
         between this binding and the use, and a dict or list with the items
         assigned (`messages[0]["content"] = ...`) in that stretch."""
-        changes = frame.scope.mutations_between(b.name, b.end, at)
+        changes = frame.scope.mutations_between(b.name, b.end, at) + \
+            frame.scope.mutated_later_in_loop(b.name, b.end, at)
         if not changes or id(b) in self._mutating:
             # a list read while it grows (`parts.extend(f(parts))` in a loop): as it was before
             return value

@@ -65,6 +65,7 @@ class Mutation:
     loop: cst.For | None
     arms: tuple[tuple[int, int], ...] = ()  # the `if` arms around the call, as Binding.arms
     keys: tuple = ()  # a setitem's constant keys and indexes, outermost first
+    loops: tuple[tuple[int, int], ...] = ()  # spans of the for/while loops around it, in this scope
 
 
 @dataclass(eq=False)
@@ -106,6 +107,13 @@ class Scope:
 
     def mutations_between(self, name: str, start: float, end: float) -> list[Mutation]:
         return [m for m in self.mutations.get(name, ()) if start <= m.start < end]
+
+    def mutated_later_in_loop(self, name: str, start: float, at: float) -> list[Mutation]:
+        """Changes to `name` after offset `at` inside a loop that holds `at`
+        and begins after the binding at `start`: the next pass sees them
+        (`history.append(result)` after the call that reads `history`)."""
+        return [m for m in self.mutations.get(name, ()) if m.start >= at
+                and any(start <= loop[0] <= at < loop[1] for loop in m.loops)]
 
 
 @dataclass(eq=False)
@@ -155,6 +163,10 @@ class Index:
         if not b.arms:
             b.arms = tuple(self._arms)
         scope.bindings.setdefault(b.name, []).append(b)
+
+    def _mutate(self, scope: Scope, m: Mutation) -> None:
+        m.loops = tuple(self._regions.get(id(scope), ()))
+        scope.mutations.setdefault(m.name, []).append(m)
 
     def _in_region(self, scope: Scope, stmt, body) -> None:
         """Index a loop body, remembering the loop's span for loop-carried names."""
@@ -270,8 +282,7 @@ class Index:
             for target in small.targets:
                 item = _item_target(target.target)
                 if item is not None:  # messages[0]["content"] = ...: the value it names changes
-                    scope.mutations.setdefault(item[0], []).append(Mutation(item[0], "setitem", small, start, loop,
-                                                                            tuple(self._arms), item[1]))
+                    self._mutate(scope, Mutation(item[0], "setitem", small, start, loop, tuple(self._arms), item[1]))
                 for name, path in _target_names(target.target):
                     self._bind(scope, Binding(name, "assign", start, end, value=small.value, target=target.target,
                                               path=path, loop=loop))
@@ -293,8 +304,7 @@ class Index:
             if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                     and func.attr.value in ("append", "extend", "insert")):
                 name = func.value.value
-                scope.mutations.setdefault(name, []).append(Mutation(name, func.attr.value, call, start, loop,
-                                                                     tuple(self._arms)))
+                self._mutate(scope, Mutation(name, func.attr.value, call, start, loop, tuple(self._arms)))
 
     def _imports(self, small, scope: Scope, start: int, end: int) -> None:
         names = small.names

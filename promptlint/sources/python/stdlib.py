@@ -70,8 +70,32 @@ COMPLETION_ORDER = {"asyncio.as_completed", "asyncio.wait", "concurrent.futures.
 LC_MESSAGES = {"SystemMessage": "system", "HumanMessage": "user", "AIMessage": "assistant",
                "ToolMessage": "tool", "FunctionMessage": "tool", "ChatMessage": None,
                "UserMessage": "user", "AssistantMessage": "assistant", "DeveloperMessage": "developer"}
-LC_TEMPLATES = {"SystemMessagePromptTemplate": "system", "HumanMessagePromptTemplate": "user",
-                "AIMessagePromptTemplate": "assistant", "ChatMessagePromptTemplate": None}
+
+
+class _RoleTemplates:
+    """Message-template classes by the role in their name: LangChain's
+    `SystemMessagePromptTemplate` and the same shape elsewhere (DB-GPT's
+    `SystemPromptTemplate`, `HumanPromptTemplate`). `ChatPromptTemplate` is
+    the container of messages, not one of them."""
+
+    _NAME = re.compile(r"(?:(System|Human|User|AI|Assistant)(?:Message)?|(Chat)Message)PromptTemplate")
+    _ROLE = {"System": "system", "Human": "user", "User": "user", "AI": "assistant", "Assistant": "assistant",
+             "Chat": None}
+
+    def __contains__(self, name) -> bool:
+        return isinstance(name, str) and self._NAME.fullmatch(name) is not None
+
+    def __getitem__(self, name: str) -> str | None:
+        found = self._NAME.fullmatch(name)
+        if found is None:
+            raise KeyError(name)
+        return self._ROLE[found.group(1) or found.group(2)]
+
+    def get(self, name: str, default=None):
+        return self[name] if name in self else default
+
+
+LC_TEMPLATES = _RoleTemplates()
 _SAMPLE_TIMES = [_dt.datetime(2026, 11, 29, 11, 3, 51, 482913), _dt.datetime(2026, 11, 30, 14, 27, 8, 120394),
                  _dt.datetime(2026, 12, 1, 16, 45, 33, 904112), _dt.datetime(2026, 12, 2, 18, 2, 17, 5521)]
 

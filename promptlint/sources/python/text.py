@@ -65,6 +65,8 @@ def str_method(flow, base: StrV, attr, node, frame, positional, keywords):
         old, new = literal_text(args[0]), literal_text(args[1])
         if old is not None and new is not None:
             return StrV(strs.replace(base.segs, old, new), node)
+        if old and len(args) == 2 and not keywords:  # template.replace("{goal}", goal): the value enters there
+            return StrV(strs.replace_with(base.segs, old, fill(flow, args[1], None, None, positional[1])), node)
     if attr in ("upper", "lower", "title", "capitalize", "casefold", "swapcase"):
         segs = []
         for seg in base.segs:
