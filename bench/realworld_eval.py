@@ -194,6 +194,7 @@ def materialise(mirror: Path, cases: list[Case], into: Path) -> dict[tuple[str, 
 def run_check(target: str, cwd: Path, src: Path | None) -> tuple[dict | None, str, int]:
     env = dict(os.environ)
     env.pop("GITHUB_ACTIONS", None)
+    env["PROMPTLINT_NO_CACHE"] = "1"  # every run analyses (a cache entry of another tree's code must not answer)
     if src is not None:
         env["PYTHONPATH"] = str(src) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     proc = subprocess.run([sys.executable, "-m", "promptlint", "check", "--format", "json", target],

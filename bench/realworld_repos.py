@@ -113,6 +113,7 @@ def run_repo(mirror: Path, repo: str, rounds: int) -> dict:
         write_tree(gdir, commit, tmp)
         paths = files_of(tmp)
         env = {k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"}
+        env["PROMPTLINT_NO_CACHE"] = "1"  # each round analyses the tree
         times = {"read": [], "parse": [], "promptlint": []}
         report = stderr = None
         code = None

@@ -196,30 +196,36 @@ def load_templates(candidates: list[Candidate], config: Config, errors: list[Sou
     ctx = source_context(config, display_root)
     notes = notes if notes is not None else []
     for index, candidate in enumerate(candidates):
-        try:
-            templates = sources.load(candidate.path, candidate.format, ctx)
-        except NotAPrompt as exc:
-            notes.append(Skipped(f"{exc.path}: skipped ({exc.message})"))
-            templates = []
-        except SourceError as exc:
-            if candidate.by_content:
-                notes.append(Skipped(f"{exc.path}: skipped (taken for its content, but {exc})"))
-            else:
-                errors.append(exc)
-            templates = []
-        except RecursionError:
-            errors.append(SourceError(ctx.display_path(candidate.path), 1, "template nests too deeply to analyse"))
-            templates = []
-        except Exception as exc:  # noqa: BLE001 - one file's bug must not stop the run
-            errors.append(internal_error(ctx.display_path(candidate.path), "reading", exc))
-            templates = []
-        errors += ctx.diagnostics
-        ctx.diagnostics.clear()
-        notes += ctx.notes
-        ctx.notes.clear()
-        yield from templates
+        yield from load_file(candidate, ctx, errors, notes)
         if progress is not None:
             progress(index + 1, len(candidates))
+
+
+def load_file(candidate: Candidate, ctx: SourceContext, errors: list[SourceError],
+              notes: list[str]) -> list[PromptTemplate]:
+    """The prompt templates of one candidate file (see load_templates)."""
+    try:
+        templates = sources.load(candidate.path, candidate.format, ctx)
+    except NotAPrompt as exc:
+        notes.append(Skipped(f"{exc.path}: skipped ({exc.message})"))
+        templates = []
+    except SourceError as exc:
+        if candidate.by_content:
+            notes.append(Skipped(f"{exc.path}: skipped (taken for its content, but {exc})"))
+        else:
+            errors.append(exc)
+        templates = []
+    except RecursionError:
+        errors.append(SourceError(ctx.display_path(candidate.path), 1, "template nests too deeply to analyse"))
+        templates = []
+    except Exception as exc:  # noqa: BLE001 - one file's bug must not stop the run
+        errors.append(internal_error(ctx.display_path(candidate.path), "reading", exc))
+        templates = []
+    errors += ctx.diagnostics
+    ctx.diagnostics.clear()
+    notes += ctx.notes
+    ctx.notes.clear()
+    return templates
 
 
 def run_audit(paths: list[Path], config: Config, models: list[ModelSpec],

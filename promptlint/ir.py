@@ -272,6 +272,9 @@ class SourceError(Exception):
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.col}: {self.message}"
 
+    def __reduce__(self):  # back from a worker process (-j) with all its fields
+        return type(self), (self.path, self.line, self.message, self.col)
+
 
 class NotAPrompt(SourceError):
     """A file that looked like it could hold a prompt but holds none (a data

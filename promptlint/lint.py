@@ -3,18 +3,23 @@ rule selection, per-file ignores and suppression comments."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pathspec
 
 from promptlint import catalogue
-from promptlint.audit import AuditResult, run_audit
+from promptlint import stdin_text
+from promptlint.audit import AuditResult, audit_template, find_candidates, internal_error, load_file, source_context
 from promptlint.checks import run_prompt_rules
 from promptlint.checks.base import CheckContext, Finding
 from promptlint.checks.pl007_unused_suppression import RULE as UNUSED_SUPPRESSION, unused_suppressions
 from promptlint.config import Config
+from promptlint.discover import Candidate
 from promptlint.ir import SourceError, SourceFile
+from promptlint.result_cache import FileResult, ResultCache
+from promptlint.sources.base import SourceContext
 from promptlint import suppress
 
 @dataclass
@@ -50,24 +55,47 @@ def _per_file_ignored(finding: Finding, config: Config) -> bool:
 
 
 def run_check(paths: list[Path], config: Config, models, select=None, ignore=None,
-              audit: AuditResult | None = None) -> CheckResult:
+              audit: AuditResult | None = None, cache: "ResultCache | bool | None" = None,
+              display_root: Path | None = None, jobs: int = 1) -> CheckResult:
     """`audit`: the run_audit result for these paths when the caller has it
-    already (`promptlint diff` audits and lints each side once)."""
+    already (`promptlint diff` audits and lints each side once). `cache`:
+    a ResultCache, or True for the default one (see result_cache). `jobs`:
+    processes to analyse the files in (0: one per core)."""
     rules = selected_rules(config, select, ignore)
-    if audit is None:
-        audit = run_audit(paths, config, models)
-    result = CheckResult(errors=list(audit.errors), files=audit.files, prompts=len(audit.prompts), rules=rules,
-                         notes=list(audit.notes))
     findings: list[Finding] = []
     files: dict[str, SourceFile] = {}
-    for prompt in audit.prompts:
-        ctx = CheckContext(prompt.template, prompt, config)
-        findings.extend(run_prompt_rules(ctx, rules))
-        files.setdefault(prompt.template.source.display_path, prompt.template.source)
-        for _, part, _ in prompt.template.iter_parts():
-            span = getattr(part, "span", None)
-            if span is not None:
-                files.setdefault(span.file.display_path, span.file)
+    if audit is not None:
+        result = CheckResult(errors=list(audit.errors), files=audit.files, prompts=len(audit.prompts), rules=rules,
+                             notes=list(audit.notes))
+        for prompt in audit.prompts:
+            findings.extend(run_prompt_rules(CheckContext(prompt.template, prompt, config), rules))
+            for f in _prompt_files(prompt.template):
+                files.setdefault(f.display_path, f)
+    else:
+        result = CheckResult(rules=rules)
+        candidates = find_candidates(paths, config, result.notes, display_root)
+        result.files = len(candidates)
+        if stdin_text.any_provided():
+            cache = None  # text from standard input is not what the disk holds
+        elif cache is True:
+            cache = ResultCache.for_run(None, config, models, rules, display_root)
+        reused = [cache.get(c.path) if cache else None for c in candidates]
+        todo = [c for c, r in zip(candidates, reused) if r is None]
+        fresh = iter(check_files(todo, config, models, rules, display_root, jobs))
+        for candidate, found in zip(candidates, reused):
+            if found is None:
+                found = next(fresh)
+                if cache:
+                    cache.put(candidate.path, found)
+            findings += found.findings
+            result.errors += found.errors
+            result.notes += found.notes
+            result.prompts += found.prompts
+            for f in found.files:
+                files.setdefault(f.display_path, f)
+        if cache and candidates:
+            result.notes.append(f"result cache: {cache.hits:,} of {len(candidates):,} files unchanged since an "
+                                f"earlier run, reused ({cache.folder})")
     findings = [f for f in _one_per_place(findings) if not _per_file_ignored(f, config)]
     kept, suppressed, directives = suppress.apply(findings, files)
     result.suppressed = len(suppressed)
@@ -76,6 +104,80 @@ def run_check(paths: list[Path], config: Config, models, select=None, ignore=Non
         kept.extend(f for f in unused_suppressions(directives, rule_ids) if not _per_file_ignored(f, config))
     result.findings = sorted(kept, key=Finding.sort_key)
     return result
+
+
+PARALLEL_MIN_FILES = 8  # fewer files than this are analysed in this process: a pool costs more than it saves
+
+
+def check_files(candidates: list[Candidate], config: Config, models, rules, display_root: Path | None,
+                jobs: int = 1) -> list[FileResult]:
+    """check_file for each candidate, in order; with `jobs` > 1 in that many
+    worker processes (each with its own reader context: a module two files
+    import is read by each worker that needs it)."""
+    jobs = jobs or os.cpu_count() or 1
+    jobs = min(jobs, len(candidates) // 2)
+    if jobs < 2 or len(candidates) < PARALLEL_MIN_FILES:
+        ctx = source_context(config, display_root)
+        return [check_file(c, ctx, config, models, rules) for c in candidates]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from promptlint.tokenizers import get_tokenizer
+
+    for model in models:  # loaded once here, inherited by forked workers
+        try:
+            get_tokenizer(model.tokenizer)
+        except Exception:  # noqa: BLE001 - each worker meets the same error and reports it per prompt
+            pass
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method), initializer=_worker_start,
+                             initargs=(config, models, rules, display_root)) as pool:
+        return list(pool.map(_worker_check, candidates, chunksize=max(1, len(candidates) // (jobs * 8))))
+
+
+_WORKER: dict = {}
+
+
+def _worker_start(config, models, rules, display_root) -> None:
+    _WORKER.update(ctx=source_context(config, display_root), config=config, models=models, rules=rules)
+
+
+def _worker_check(candidate: Candidate) -> FileResult:
+    w = _WORKER
+    return check_file(candidate, w["ctx"], w["config"], w["models"], w["rules"])
+
+
+def check_file(candidate: Candidate, ctx: SourceContext, config: Config, models, rules) -> FileResult:
+    """One file's prompts, audited and linted, with what the result depends on."""
+    out = FileResult()
+    ctx.deps, ctx.absent = set(), set()
+    for template in load_file(candidate, ctx, out.errors, out.notes):
+        out.prompts += 1
+        try:
+            prompt = audit_template(template, config=config, models=models)
+        except Exception as exc:  # noqa: BLE001 - one prompt's bug must not stop the run
+            out.errors.append(internal_error(template.source.display_path, f"auditing {template.name} of", exc))
+            continue
+        out.findings.extend(run_prompt_rules(CheckContext(template, prompt, config), rules))
+        for f in _prompt_files(template):
+            if f not in out.files:
+                out.files.append(f)
+    out.deps = {Path(p).resolve() for p in ctx.deps} | {f.path.resolve() for f in out.files}
+    project = ctx.shared.get("python.project")
+    if project is not None:
+        out.deps |= project.depended_on(out.deps)
+    out.absent = {Path(p) for p in ctx.absent}
+    return out
+
+
+def _prompt_files(template) -> list[SourceFile]:
+    """The files a prompt's text comes from: its own, and those of its parts."""
+    out = [template.source]
+    for _, part, _ in template.iter_parts():
+        span = getattr(part, "span", None)
+        if span is not None and span.file not in out:
+            out.append(span.file)
+    return out
 
 
 def _one_per_place(findings: list[Finding]) -> list[Finding]:

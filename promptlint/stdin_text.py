@@ -27,3 +27,8 @@ def bytes_of(path: Path) -> bytes | None:
     if not _TEXTS:
         return None
     return _TEXTS.get(path.resolve())
+
+
+def any_provided() -> bool:
+    """Some file's text comes from standard input this run (the result cache stays out of it)."""
+    return bool(_TEXTS)

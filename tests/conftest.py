@@ -1,6 +1,8 @@
 """Tests see the environment of a developer's terminal, not the CI that runs
 them: inside GitHub Actions `--format auto` would switch to annotations and
-append to the real step summary."""
+append to the real step summary. The result cache is off (a test that
+changes the code's behaviour would otherwise get an earlier run's result);
+tests/test_result_cache.py turns it on in a folder of its own."""
 
 import pytest
 
@@ -9,6 +11,7 @@ import pytest
 def _not_in_github_actions(monkeypatch):
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    monkeypatch.setenv("PROMPTLINT_NO_CACHE", "1")
 
 
 @pytest.fixture(autouse=True)

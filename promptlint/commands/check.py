@@ -47,6 +47,14 @@ from promptlint.commands.options import (
               help="Lowest severity that makes the exit code 1 [default: warning, or fail-on in config].")
 @click.option("-v", "--verbose", is_flag=True,
               help="Also say on stderr why each file was read or skipped, and what a reader did not follow.")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
+              help="Analyse files in N processes (0: one per core); the report is the same for any N.")
+@click.option("--no-cache", is_flag=True, envvar="PROMPTLINT_NO_CACHE",
+              help="Analyse every file again instead of reusing the results of an earlier run for files that "
+                   "(with everything they include or import) have not changed [env: PROMPTLINT_NO_CACHE=1].")
+@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), metavar="DIR",
+              help="Where to keep the result cache [default: $PROMPTLINT_CACHE_DIR/results, else "
+                   "~/.cache/promptlint/results]. Deleting it is always safe.")
 def check(stdin_filename, **options):
     """Lint prompt files: each finding as path:line:col: PLxxx message, with what it costs."""
     from promptlint import stdin_text
@@ -59,7 +67,7 @@ def check(stdin_filename, **options):
 
 
 def _check(paths, providers, config_path, output, exit_zero, fmt, quiet, show_info, show_fixes, stats, color, select,
-           ignore, baseline_path, write_baseline, fail_on, verbose):
+           ignore, baseline_path, write_baseline, fail_on, verbose, jobs, no_cache, cache_dir):
     from promptlint.checks.base import Severity
     from promptlint.lint import run_check
     from promptlint.report.check_report import write_check_report
@@ -68,7 +76,9 @@ def _check(paths, providers, config_path, output, exit_zero, fmt, quiet, show_in
 
     select, ignore = _codes(select), _codes(ignore, "--ignore")
     groups, missing = _prepare(paths, config_path, providers)
-    result = merge_results([run_check(p, c, m, select=select or None, ignore=ignore) for c, m, p in groups])
+    result = merge_results([run_check(p, c, m, select=select or None, ignore=ignore, jobs=jobs,
+                                      cache=_cache(c, m, select, ignore, no_cache, cache_dir))
+                            for c, m, p in groups])
     config = groups[0][0]
     nothing = _said(result, missing, paths, verbose)
     if write_baseline is not None:
@@ -96,3 +106,13 @@ def _check(paths, providers, config_path, output, exit_zero, fmt, quiet, show_in
     if not exit_zero and any(f.severity >= threshold for f in result.findings):
         sys.exit(EXIT_FINDINGS)
     sys.exit(EXIT_CLEAN)
+
+
+def _cache(config, models, select, ignore, no_cache: bool, cache_dir: Path | None):
+    """The result cache for one config's files, None with --no-cache."""
+    if no_cache:
+        return None
+    from promptlint.lint import selected_rules
+    from promptlint.result_cache import ResultCache
+
+    return ResultCache.for_run(cache_dir, config, models, selected_rules(config, select or None, ignore), None)

@@ -79,6 +79,11 @@ class SourceContext:
     notes: list[str] = field(default_factory=list)
     # what readers keep for the rest of the run (the Python reader's project index)
     shared: dict = field(default_factory=dict)
+    # the files the file being read now depends on (itself, its includes, the
+    # modules its values come from) and the paths probed for one that were
+    # not there: what the result cache checks before reusing its result
+    deps: set = field(default_factory=set)
+    absent: set = field(default_factory=set)
 
     def display_path(self, path: Path) -> str:
         base = self._display_base()
@@ -153,6 +158,8 @@ def read_source(path: Path, ctx: SourceContext) -> SourceFile:
 
     display = ctx.display_path(path)
     data = bytes_of(path)
+    if data is None:
+        ctx.deps.add(path)
     if data is not None and len(data) > ctx.max_file_bytes:
         raise SourceError(display, 1, f"file is {len(data):,} bytes, over the {ctx.max_file_bytes:,}-byte limit for a "
                                       "prompt file")

@@ -70,6 +70,19 @@ class Project:
         self._active: list[Path] = []
         self._read_for: dict[Path, set[Path]] = {}  # importing file -> modules read for its values
 
+    def depended_on(self, paths) -> set[Path]:
+        """The modules the files at `paths` read values from, and those
+        modules' own, all the way down (a value read once is kept for the
+        run, so a later file that uses it does not read its sources again)."""
+        by_file = {p.resolve(): mods for p, mods in self._read_for.items()}
+        out, todo = set(), [Path(p).resolve() for p in paths]
+        while todo:
+            for module in by_file.get(todo.pop(), ()):
+                if module not in out:
+                    out.add(module)
+                    todo.append(module)
+        return out
+
     # ------------------------------------------------------------ lookup
 
     def value(self, flow, qual: str, node):
@@ -139,15 +152,19 @@ class Project:
         rel = Path(*parts)
         for base in bases:
             key = (base, ".".join(parts))
+            probes = (base / rel.with_suffix(".py"), base / rel / "__init__.py")
             if key not in self._files:
                 found = None
-                for candidate in (base / rel.with_suffix(".py"), base / rel / "__init__.py"):
+                for candidate in probes:
                     if candidate.is_file() and self.ctx.inside_project(candidate, importer):
                         found = candidate
                         break
                 self._files[key] = found
-            if self._files[key] is not None:
-                return self._files[key]
+            found = self._files[key]
+            # a module created where this looked would be read: the result cache checks these stay absent
+            self.ctx.absent.update(probes[:probes.index(found)] if found is not None else probes)
+            if found is not None:
+                return found
         return None
 
     # ------------------------------------------------------------ calls
@@ -194,6 +211,7 @@ class Project:
                           "already read for this file)")
             return None
         used.add(key)
+        self.ctx.deps.add(key)
         if key in self._flows:
             self._flows.move_to_end(key)
             cached = self._flows[key]

@@ -1,0 +1,189 @@
+"""The result cache of `promptlint check`: one entry per checked file, as
+ruff keeps one, so a second run over an unchanged tree does no analysis.
+
+An entry is keyed by the run (tool version and code, the resolved config,
+the models with their provider-table values, the rules selected) and the
+file's path, and holds the file's findings before the run-wide steps
+(one finding per place, per-file ignores, suppression comments, the
+baseline), its input errors and notes, and what its result depends on:
+the sha256 of every file read for it (itself, its includes, the modules its
+values come from, transitively) and the paths probed for a module that were
+not there. An entry is used only when all of those are as recorded, so a
+changed include or imported module, or a module created where an import
+looked, re-analyses the files that depend on it. Entries are written
+atomically (a temporary file renamed over the old one), so concurrent runs
+(pre-commit runs hooks in parallel) see an old entry or a new one; an
+unreadable or foreign entry is a miss.
+
+Where: --cache-dir, else $PROMPTLINT_CACHE_DIR/results, else the user cache
+folder (~/.cache/promptlint/results); --no-cache turns it off. Deleting the
+folder is always safe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from promptlint.checks.base import Edit, Finding, Severity
+from promptlint.ir import SourceError, SourceFile, Span
+from promptlint.sources.base import Incomplete, Skipped
+
+FORMAT = 1  # entry layout; an entry of another layout is a miss
+_NOTE_KINDS = {"note": str, "skipped": Skipped, "incomplete": Incomplete}
+
+
+@dataclass
+class FileResult:
+    """What checking one file gave, before the run-wide steps."""
+
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[SourceError] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    prompts: int = 0
+    files: list[SourceFile] = field(default_factory=list)  # the files its prompts' text comes from
+    deps: set[Path] = field(default_factory=set)  # resolved paths read for it
+    absent: set[Path] = field(default_factory=set)  # paths probed that were not there
+    cached: bool = False  # came from the cache
+
+
+def default_dir() -> Path:
+    env = os.environ.get("PROMPTLINT_CACHE_DIR")
+    if env:
+        return Path(env) / "results"
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "promptlint" / "results"
+
+
+def _code_fingerprint() -> str:
+    """The tool's version and its code (size and mtime of each module and
+    rule file): an edited checkout never reuses results of the old code."""
+    import promptlint
+
+    root = Path(promptlint.__file__).parent
+    h = hashlib.sha256(getattr(promptlint, "__version__", "").encode())
+    for folder in (root, root.parent / "rules"):
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.rglob("*")):
+            if path.suffix in (".py", ".toml", ".md") and path.is_file():
+                st = path.stat()
+                h.update(f"{path.relative_to(folder)}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return h.hexdigest()
+
+
+def _sha(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError:
+        return None
+
+
+class ResultCache:
+    def __init__(self, folder: Path, run_key: str):
+        self.folder = Path(folder)
+        self.run_key = run_key
+        self._hashes: dict[Path, str | None] = {}  # sha256 of each file, read once per run
+        self.hits = 0
+        self.misses = 0
+
+    @classmethod
+    def for_run(cls, folder: Path | None, config, models, rules, display_root) -> "ResultCache":
+        from importlib import resources
+
+        table = resources.files("promptlint").joinpath("data/providers.toml").read_bytes()
+        key = hashlib.sha256()
+        for part in (f"format {FORMAT}", _code_fingerprint(), hashlib.sha256(table).hexdigest(), repr(config),
+                     repr(models), ",".join(sorted(r.id for r in rules)), str(display_root)):
+            key.update(part.encode("utf-8", "backslashreplace") + b"\0")
+        return cls(folder or default_dir(), key.hexdigest())
+
+    # ------------------------------------------------------------ entries
+
+    def _entry(self, path: Path) -> Path:
+        name = hashlib.sha256(f"{self.run_key}\0{path}".encode("utf-8", "surrogateescape")).hexdigest()
+        return self.folder / name[:2] / f"{name[2:]}.json"
+
+    def sha(self, path: Path) -> str | None:
+        if path not in self._hashes:
+            self._hashes[path] = _sha(path)
+        return self._hashes[path]
+
+    def get(self, path: Path) -> FileResult | None:
+        path = path.resolve()
+        try:
+            data = json.loads(self._entry(path).read_bytes())
+            if data.get("key") != self.run_key or data.get("path") != str(path):
+                raise ValueError("another entry")
+            if any(self.sha(Path(p)) != h for p, h in data["deps"].items()):
+                raise ValueError("a dependency changed")
+            if any(Path(p).exists() for p in data["absent"]):
+                raise ValueError("a probed path appeared")
+            result = _load(data)
+        except (OSError, ValueError, KeyError, TypeError, IndexError):
+            self.misses += 1
+            return None
+        self.hits += 1
+        return result
+
+    def put(self, path: Path, result: FileResult) -> None:
+        path = path.resolve()
+        deps = {str(p): self.sha(p) for p in sorted(result.deps | {path})}
+        if None in deps.values():
+            return  # a file read for it is gone already: nothing safe to record
+        data = {"key": self.run_key, "path": str(path), "deps": deps,
+                "absent": sorted({str(p.resolve()) for p in result.absent} - set(deps)), **_dump(result)}
+        try:
+            from promptlint.fsutil import atomic_write_bytes
+
+            atomic_write_bytes(self._entry(path), json.dumps(data, separators=(",", ":")).encode())
+        except OSError:
+            pass  # an unwritable cache only costs the next run its speed
+
+
+# ---------------------------------------------------------------- (de)serialising
+
+def _dump(result: FileResult) -> dict:
+    files = {}
+
+    def file_id(f: SourceFile) -> int:
+        key = str(f.path.resolve())
+        if key not in files:
+            files[key] = (len(files), f.display_path)
+        return files[key][0]
+
+    def span(s: Span) -> list:
+        return [file_id(s.file), s.start, s.end]
+
+    findings = [{"rule": f.rule, "severity": f.severity.label, "message": f.message, "span": span(f.span),
+                 "tokens": f.tokens, "usd": f.usd_per_month, "model": f.model, "fix": f.fix, "prompt": f.prompt,
+                 "edits": [[span(e.span), e.text] for e in f.edits], "unsafe": f.unsafe, "gated": f.gated,
+                 "summary": f.summary} for f in result.findings]
+    for f in result.files:
+        file_id(f)
+    kinds = {v: k for k, v in _NOTE_KINDS.items()}
+    return {"findings": findings, "prompts": result.prompts, "files": [[p, d] for p, (_, d) in files.items()],
+            "touched": [files[str(f.path.resolve())][0] for f in result.files],
+            "errors": [[e.path, e.line, e.col, e.message] for e in result.errors],
+            "notes": [[kinds.get(type(n), "note"), str(n)] for n in result.notes]}
+
+
+def _load(data: dict) -> FileResult:
+    files = []
+    for path, display in data["files"]:
+        text = Path(path).read_bytes().decode("utf-8-sig")
+        files.append(SourceFile(Path(path), text, display))
+
+    def span(s) -> Span:
+        return Span(files[s[0]], s[1], s[2])
+
+    findings = [Finding(f["rule"], Severity.parse(f["severity"]), f["message"], span(f["span"]), f["tokens"],
+                        f["usd"], f["model"], f["fix"], f["prompt"], tuple(Edit(span(s), t) for s, t in f["edits"]),
+                        f["unsafe"], f["gated"], f["summary"]) for f in data["findings"]]
+    return FileResult(findings=findings, errors=[SourceError(p, line, m, col) for p, line, col, m in data["errors"]],
+                      notes=[_NOTE_KINDS[k](t) for k, t in data["notes"]], prompts=data["prompts"],
+                      files=[files[i] for i in data["touched"]], cached=True)

@@ -1,0 +1,116 @@
+"""The result cache of `promptlint check`: a second run reuses what did not
+change, gives the same report, and re-analyses a file whose include or
+imported module changed (or appeared where an import looked)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from promptlint.cli import main
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+STABLE = "Follow the support policy. " * 40
+
+
+@pytest.fixture
+def cached(monkeypatch, tmp_path):
+    """`check` with the cache on, in a folder of this test's own."""
+    monkeypatch.delenv("PROMPTLINT_NO_CACHE", raising=False)
+    folder = tmp_path / "cache"
+
+    def run(*args):
+        result = CliRunner().invoke(main, ["check", "--cache-dir", str(folder), "-v", "--format", "json", *args])
+        assert result.exit_code in (0, 1), result.output
+        report = json.loads(result.stdout)
+        reused = [line for line in result.stderr.splitlines() if "result cache:" in line]
+        return report, reused[0] if reused else ""
+
+    run.folder = folder
+    return run
+
+
+def _lines(report) -> list[tuple[str, int, str]]:
+    return [(f["location"]["path"], f["location"]["line"], f["code"]) for f in report["findings"]]
+
+
+def test_second_run_reuses_every_file_and_reports_the_same(cached, tmp_path, monkeypatch):
+    tree = tmp_path / "tree"
+    shutil.copytree(FIXTURES / "support-bot", tree)
+    monkeypatch.chdir(tree)
+    first, said = cached(".")
+    assert "0 of" in said and first["findings"]
+    second, said = cached(".")
+    files = first["summary"]["files"] if "summary" in first else None
+    assert second == first
+    assert said.startswith("note: result cache:") and " of " in said
+    hits, total = said.split("result cache: ")[1].split(" files")[0].split(" of ")
+    assert hits == total and int(total) > 0, (said, files)
+
+
+def test_a_changed_include_re_analyses_the_template_that_includes_it(cached, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "header.j2").write_text("You are the support assistant.\n")
+    (tmp_path / "system.j2").write_text('{% include "header.j2" %}\n' + STABLE + "\n")
+    before, _ = cached("system.j2")
+    assert not [f for f in _lines(before) if f[2] == "PL001"]
+    (tmp_path / "header.j2").write_text("You are the support assistant. It is {{ current_time }}.\n")
+    after, said = cached("system.j2")
+    assert ("header.j2", 1, "PL001") in _lines(after) or any(f[2] == "PL001" for f in _lines(after)), after
+    assert "0 of 1" in said
+
+
+def test_a_changed_imported_module_re_analyses_its_importer(cached, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "prompts.py").write_text(f'SYSTEM_PROMPT = "You are the assistant."\nRULES = "{STABLE}"\n')
+    (tmp_path / "app.py").write_text(
+        "from openai import OpenAI\nfrom prompts import SYSTEM_PROMPT, RULES\n\n\n"
+        "def answer(client: OpenAI, question):\n"
+        '    return client.chat.completions.create(model="gpt-4.1", messages=[\n'
+        '        {"role": "system", "content": SYSTEM_PROMPT + RULES},\n'
+        '        {"role": "user", "content": question}])\n')
+    before, _ = cached("app.py")
+    assert not [f for f in _lines(before) if f[2] == "PL001"]
+    (tmp_path / "prompts.py").write_text(
+        "from datetime import datetime\n"
+        f'SYSTEM_PROMPT = f"You are the assistant. Now: {{datetime.now()}}"\nRULES = "{STABLE}"\n')
+    after, said = cached("app.py")
+    assert [f for f in _lines(after) if f[2] == "PL001"], after
+    assert "0 of 1" in said
+    again, said = cached("app.py")
+    assert again == after and "1 of 1" in said
+
+
+def test_a_module_created_where_an_import_looked_is_read(cached, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "app.py").write_text(
+        "from openai import OpenAI\nfrom helpers import SYSTEM_PROMPT\n\n\n"
+        "def answer(client: OpenAI, question):\n"
+        '    return client.chat.completions.create(model="gpt-4.1", messages=[\n'
+        '        {"role": "system", "content": SYSTEM_PROMPT},\n'
+        '        {"role": "user", "content": question}])\n')
+    before, _ = cached("app.py")
+    assert not [f for f in _lines(before) if f[2] == "PL001"]
+    (tmp_path / "helpers.py").write_text(
+        f'from datetime import datetime\nSYSTEM_PROMPT = f"Now: {{datetime.now()}}. {STABLE}"\n')
+    after, said = cached("app.py")
+    assert [f for f in _lines(after) if f[2] == "PL001"], after
+    assert "0 of 1" in said
+
+
+def test_a_damaged_entry_is_a_miss_and_no_cache_writes_nothing(cached, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "system.j2").write_text("It is {{ current_time }}.\n" + STABLE + "\n")
+    first, _ = cached("system.j2")
+    entries = list(cached.folder.rglob("*.json"))
+    assert len(entries) == 1
+    entries[0].write_text('{"key": "')  # a run killed mid-write by hand
+    second, said = cached("system.j2")
+    assert second == first and "0 of 1" in said
+    shutil.rmtree(cached.folder)
+    result = CliRunner().invoke(main, ["check", "--no-cache", "--cache-dir", str(cached.folder), "system.j2"])
+    assert result.exit_code == 1 and not cached.folder.exists()
