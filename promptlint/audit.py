@@ -17,9 +17,9 @@ from promptlint.analysis.conversation import Conversation, conversation
 from promptlint.analysis.prefix import PrefixAnalysis, ScopePrefix, analyze, move_to_end, varying_slots
 from promptlint.analysis.volatility import VariableTable
 from promptlint.config import Config
-from promptlint.discover import PROJECT_FILE, Candidate, Discovery
+from promptlint.discover import Candidate, find_candidates  # noqa: F401 (re-exported)
 from promptlint.economics.cost import CostEstimate, estimate
-from promptlint.economics.providers import ModelSpec, cacheable, cut_by, load_table, resolve
+from promptlint.economics.providers import ModelSpec, cacheable, cut_by, select_models  # noqa: F401 (re-exported)
 from promptlint.ir import NotAPrompt, PromptTemplate, Scope, SourceError
 from promptlint.sources.base import Skipped, SourceContext
 from promptlint.tokenizers import get_tokenizer
@@ -98,11 +98,6 @@ class AuditResult:
     missing: int = 0  # named paths that do not exist (the command line reports each)
 
 
-def select_models(config: Config, names: tuple[str, ...] | None = None) -> list[ModelSpec]:
-    table = load_table(config.models or None)
-    return [resolve(name, table) for name in (names or config.providers)]
-
-
 def source_context(config: Config, display_root: Path | None = None) -> SourceContext:
     return SourceContext(
         variables=VariableTable(overrides=config.variables, samples=config.samples),
@@ -168,21 +163,6 @@ def audit_template(template: PromptTemplate, models: list[ModelSpec], config: Co
     chat = conversation(template, primary.reference, get_tokenizer(primary.tokenizer), config.traffic) \
         if primary is not None else None
     return PromptResult(template, analyses, results, fixed, chat)
-
-
-def find_candidates(paths: list[Path], config: Config, notes: list[str] | None = None,
-                    display_root: Path | None = None) -> list[Candidate]:
-    """The files to read under `paths`; `notes` (if given) gets one line per
-    file looked at: why it is read or skipped."""
-    discovery = Discovery(config.root, config.exclude, config.include)
-    found = discovery.find(paths)
-    if notes is not None:
-        ctx = source_context(config, display_root)
-        notes += [f"{ctx.display_path(c.path)}: read ({c.reason})" for c in found]
-        # every project has a README and a manifest: noted for -v, not counted as skipped
-        notes += [(str if s.reason == PROJECT_FILE else Skipped)(f"{ctx.display_path(s.path)}: skipped ({s.reason})")
-                  for s in discovery.skipped]
-    return found
 
 
 def load_templates(candidates: list[Candidate], config: Config, errors: list[SourceError],

@@ -10,7 +10,10 @@ repository's rules/ folder; a built wheel carries them as the package data of
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import hashlib
+import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,14 +99,59 @@ def parse_rule(text: str, name: str) -> Rule:
 
 @functools.lru_cache(maxsize=1)
 def load() -> dict[str, Rule]:
-    """Every rule in the catalogue, by id, in id order."""
+    """Every rule in the catalogue, by id, in id order (parsed once per
+    version of the files, then read from the user cache: TOML parsing of
+    the examples is most of a cached `check` run's own time otherwise)."""
+    files = _files()
+    texts = [(p.name, p.read_text(encoding="utf-8")) for p in files]
+    key = hashlib.sha256("\0".join(f"{n}\0{t}" for n, t in texts).encode()).hexdigest()[:32]
+    stored = _stored(key)
+    if stored is not None:
+        return stored
     rules: dict[str, Rule] = {}
-    for path in _files():
-        rule = parse_rule(path.read_text(encoding="utf-8"), path.name)
+    for name, text in texts:
+        rule = parse_rule(text, name)
         if rule.id in rules:
-            raise CatalogueError(f"{path.name}: duplicate rule id {rule.id}")
+            raise CatalogueError(f"{name}: duplicate rule id {rule.id}")
         rules[rule.id] = rule
-    return dict(sorted(rules.items()))
+    rules = dict(sorted(rules.items()))
+    _store(key, rules)
+    return rules
+
+
+def _cache_file(key: str) -> Path:
+    from promptlint.fsutil import cache_root
+
+    return cache_root() / "catalogue" / f"{key}.json"
+
+
+def _stored(key: str) -> dict[str, Rule] | None:
+    try:
+        data = json.loads(_cache_file(key).read_bytes())
+        rules = {}
+        for raw in data:
+            examples = tuple(Example(**{**e, "findings": tuple(tuple(f) for f in e["findings"])})
+                             for e in raw.pop("examples"))
+            rule = Rule(**{**raw, "severity": Severity.parse(raw["severity"]), "facts": tuple(raw["facts"]),
+                           "examples": examples})
+            rules[rule.id] = rule
+        return rules
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _store(key: str, rules: dict[str, Rule]) -> None:
+    data = []
+    for rule in rules.values():
+        raw = dataclasses.asdict(rule)
+        raw["severity"] = rule.severity.label
+        data.append(raw)
+    try:
+        from promptlint.fsutil import atomic_write_bytes
+
+        atomic_write_bytes(_cache_file(key), json.dumps(data).encode())
+    except OSError:
+        pass  # an unwritable cache costs the next run the parse
 
 
 def by_code_or_name(code: str) -> Rule | None:

@@ -386,3 +386,20 @@ def _gitignore(folder: Path) -> pathspec.GitIgnoreSpec | None:
         return pathspec.GitIgnoreSpec.from_lines(path.read_text(encoding="utf-8", errors="replace").splitlines())
     except Exception:
         return None
+
+
+def find_candidates(paths: list[Path], config, notes: list[str] | None = None,
+                    display_root: Path | None = None) -> list[Candidate]:
+    """The files to read under `paths`; `notes` (if given) gets one line per
+    file looked at: why it is read or skipped."""
+    from promptlint.sources.base import Skipped, SourceContext
+
+    discovery = Discovery(config.root, config.exclude, config.include)
+    found = discovery.find(paths)
+    if notes is not None:
+        ctx = SourceContext(variables=None, root=config.root, display_root=display_root or Path.cwd())  # paths only
+        notes += [f"{ctx.display_path(c.path)}: read ({c.reason})" for c in found]
+        # every project has a README and a manifest: noted for -v, not counted as skipped
+        notes += [(str if s.reason == PROJECT_FILE else Skipped)(f"{ctx.display_path(s.path)}: skipped ({s.reason})")
+                  for s in discovery.skipped]
+    return found

@@ -97,3 +97,14 @@ def _umask() -> int:
 def atomic_write(path: Path, text: str, encoding: str = "utf-8", errors: str = "strict") -> None:
     """Text exactly as given (no newline translation); `errors` as str.encode's."""
     atomic_write_bytes(path, text.encode(encoding, errors))
+
+
+def cache_root() -> Path:
+    """Where promptlint keeps its caches (tokenizer ranks, the rule
+    catalogue, check results): $PROMPTLINT_CACHE_DIR, else
+    $XDG_CACHE_HOME/promptlint, else ~/.cache/promptlint."""
+    env = os.environ.get("PROMPTLINT_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "promptlint"

@@ -6,20 +6,22 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pathspec
 
 from promptlint import catalogue
 from promptlint import stdin_text
-from promptlint.audit import AuditResult, audit_template, find_candidates, internal_error, load_file, source_context
-from promptlint.checks import run_prompt_rules
-from promptlint.checks.base import CheckContext, Finding
+from promptlint.checks.base import Finding
 from promptlint.checks.pl007_unused_suppression import RULE as UNUSED_SUPPRESSION, unused_suppressions
 from promptlint.config import Config
-from promptlint.discover import Candidate
+from promptlint.discover import Candidate, find_candidates
 from promptlint.ir import SourceError, SourceFile
 from promptlint.result_cache import FileResult, ResultCache
-from promptlint.sources.base import SourceContext
+
+if TYPE_CHECKING:  # the analysis is imported where a file is analysed: a run served by the cache never loads it
+    from promptlint.audit import AuditResult
+    from promptlint.sources.base import SourceContext
 from promptlint import suppress
 
 @dataclass
@@ -65,6 +67,9 @@ def run_check(paths: list[Path], config: Config, models, select=None, ignore=Non
     findings: list[Finding] = []
     files: dict[str, SourceFile] = {}
     if audit is not None:
+        from promptlint.checks import run_prompt_rules
+        from promptlint.checks.base import CheckContext
+
         result = CheckResult(errors=list(audit.errors), files=audit.files, prompts=len(audit.prompts), rules=rules,
                              notes=list(audit.notes))
         for prompt in audit.prompts:
@@ -114,8 +119,12 @@ def check_files(candidates: list[Candidate], config: Config, models, rules, disp
     """check_file for each candidate, in order; with `jobs` > 1 in that many
     worker processes (each with its own reader context: a module two files
     import is read by each worker that needs it)."""
+    if not candidates:
+        return []
     jobs = jobs or os.cpu_count() or 1
     jobs = min(jobs, len(candidates) // 2)
+    from promptlint.audit import source_context
+
     if jobs < 2 or len(candidates) < PARALLEL_MIN_FILES:
         ctx = source_context(config, display_root)
         return [check_file(c, ctx, config, models, rules) for c in candidates]
@@ -139,6 +148,8 @@ _WORKER: dict = {}
 
 
 def _worker_start(config, models, rules, display_root) -> None:
+    from promptlint.audit import source_context
+
     _WORKER.update(ctx=source_context(config, display_root), config=config, models=models, rules=rules)
 
 
@@ -149,6 +160,10 @@ def _worker_check(candidate: Candidate) -> FileResult:
 
 def check_file(candidate: Candidate, ctx: SourceContext, config: Config, models, rules) -> FileResult:
     """One file's prompts, audited and linted, with what the result depends on."""
+    from promptlint.audit import audit_template, internal_error, load_file
+    from promptlint.checks import run_prompt_rules
+    from promptlint.checks.base import CheckContext
+
     out = FileResult()
     ctx.deps, ctx.absent = set(), set()
     for template in load_file(candidate, ctx, out.errors, out.notes):

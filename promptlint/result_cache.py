@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from promptlint.checks.base import Edit, Finding, Severity
+from promptlint.fsutil import cache_root
 from promptlint.ir import SourceError, SourceFile, Span
 from promptlint.sources.base import Incomplete, Skipped
 
@@ -51,11 +52,7 @@ class FileResult:
 
 
 def default_dir() -> Path:
-    env = os.environ.get("PROMPTLINT_CACHE_DIR")
-    if env:
-        return Path(env) / "results"
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "promptlint" / "results"
+    return cache_root() / "results"
 
 
 def _code_fingerprint() -> str:
@@ -75,27 +72,21 @@ def _code_fingerprint() -> str:
     return h.hexdigest()
 
 
-def _sha(path: Path) -> str | None:
-    try:
-        with open(path, "rb") as f:
-            return hashlib.file_digest(f, "sha256").hexdigest()
-    except OSError:
-        return None
 
 
 class ResultCache:
     def __init__(self, folder: Path, run_key: str):
         self.folder = Path(folder)
         self.run_key = run_key
-        self._hashes: dict[Path, str | None] = {}  # sha256 of each file, read once per run
+        self._read: dict[str, tuple[str, bytes] | None] = {}  # each file's sha256 and bytes, read once per run
         self.hits = 0
         self.misses = 0
 
     @classmethod
     def for_run(cls, folder: Path | None, config, models, rules, display_root) -> "ResultCache":
-        from importlib import resources
+        from promptlint.economics.providers import table_bytes
 
-        table = resources.files("promptlint").joinpath("data/providers.toml").read_bytes()
+        table = table_bytes()
         key = hashlib.sha256()
         for part in (f"format {FORMAT}", _code_fingerprint(), hashlib.sha256(table).hexdigest(), repr(config),
                      repr(models), ",".join(sorted(r.id for r in rules)), str(display_root)):
@@ -108,10 +99,20 @@ class ResultCache:
         name = hashlib.sha256(f"{self.run_key}\0{path}".encode("utf-8", "surrogateescape")).hexdigest()
         return self.folder / name[:2] / f"{name[2:]}.json"
 
-    def sha(self, path: Path) -> str | None:
-        if path not in self._hashes:
-            self._hashes[path] = _sha(path)
-        return self._hashes[path]
+    def content(self, path: str) -> tuple[str, bytes] | None:
+        """(sha256, bytes) of the file now, None when it cannot be read."""
+        if path not in self._read:
+            try:
+                with open(path, "rb") as f:
+                    data = f.read()
+                self._read[path] = (hashlib.sha256(data).hexdigest(), data)
+            except OSError:
+                self._read[path] = None
+        return self._read[path]
+
+    def sha(self, path: str | Path) -> str | None:
+        found = self.content(str(path))
+        return found[0] if found is not None else None
 
     def get(self, path: Path) -> FileResult | None:
         path = path.resolve()
@@ -119,11 +120,11 @@ class ResultCache:
             data = json.loads(self._entry(path).read_bytes())
             if data.get("key") != self.run_key or data.get("path") != str(path):
                 raise ValueError("another entry")
-            if any(self.sha(Path(p)) != h for p, h in data["deps"].items()):
+            if any(self.sha(p) != h for p, h in data["deps"].items()):
                 raise ValueError("a dependency changed")
-            if any(Path(p).exists() for p in data["absent"]):
+            if any(os.path.exists(p) for p in data["absent"]):
                 raise ValueError("a probed path appeared")
-            result = _load(data)
+            result = _load(data, self.content)
         except (OSError, ValueError, KeyError, TypeError, IndexError):
             self.misses += 1
             return None
@@ -172,11 +173,13 @@ def _dump(result: FileResult) -> dict:
             "notes": [[kinds.get(type(n), "note"), str(n)] for n in result.notes]}
 
 
-def _load(data: dict) -> FileResult:
+def _load(data: dict, content) -> FileResult:
     files = []
     for path, display in data["files"]:
-        text = Path(path).read_bytes().decode("utf-8-sig")
-        files.append(SourceFile(Path(path), text, display))
+        found = content(path)
+        if found is None:
+            raise ValueError(f"{path} is gone")
+        files.append(SourceFile(Path(path), found[1].decode("utf-8-sig"), display))
 
     def span(s) -> Span:
         return Span(files[s[0]], s[1], s[2])

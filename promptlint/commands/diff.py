@@ -50,7 +50,7 @@ def _groups(paths: list[Path], config_path, providers):
     each path, or from its nearest existing folder when the working tree no
     longer has it), with the selected models."""
     from promptlint import config as config_mod
-    from promptlint.audit import select_models
+    from promptlint.economics.providers import select_models
 
     groups: dict = {}
     try:

@@ -18,7 +18,7 @@ def _prepare(paths, config_path, providers):
     Missing paths are reported; a bad config or an unknown model exits 2.
     Returns (groups of (config, models, paths), how many paths were missing)."""
     from promptlint import config as config_mod
-    from promptlint.audit import select_models
+    from promptlint.economics.providers import select_models
 
     from promptlint.stdin_text import exists
 

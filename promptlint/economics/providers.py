@@ -15,6 +15,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 __all__ = [
@@ -77,10 +78,18 @@ USER_SOURCE = "user config override"
 DEFAULT_SOURCE = "promptlint default for a model defined in config"
 
 
+def table_bytes() -> bytes:
+    """The packaged provider table as stored (a plain file in a checkout or
+    wheel install: read directly, without importlib.resources' zip support)."""
+    plain = Path(__file__).resolve().parent.parent / "data" / "providers.toml"
+    if plain.is_file():
+        return plain.read_bytes()
+    return resources.files("promptlint").joinpath("data/providers.toml").read_bytes()
+
+
 @functools.lru_cache(maxsize=1)
 def _raw_table() -> dict[str, Any]:
-    text = resources.files("promptlint").joinpath("data/providers.toml").read_text("utf-8")
-    return tomllib.loads(text)
+    return tomllib.loads(table_bytes().decode("utf-8"))
 
 
 def table_date() -> _dt.date:
@@ -265,3 +274,9 @@ def cacheable(spec: ModelSpec, stable_tokens: int, breakpoints: list[int] | None
     if spec.caching == "engine":
         return (stable // step) * step
     return spec.min_tokens + ((stable - spec.min_tokens) // step) * step
+
+
+def select_models(config, names: tuple[str, ...] | None = None) -> list[ModelSpec]:
+    """The models a run estimates for: those named (-p), else the config's."""
+    table = load_table(config.models or None)
+    return [resolve(name, table) for name in (names or config.providers)]

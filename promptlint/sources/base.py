@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pathspec
 
-from promptlint.analysis.volatility import VariableTable
 from promptlint.ir import SourceError, SourceFile
+
+if TYPE_CHECKING:
+    from promptlint.analysis.volatility import VariableTable
 
 # Files bigger than this are refused rather than parsed (a prompt is never this big;
 # a data dump picked up by a glob is).
@@ -59,11 +62,19 @@ class Incomplete(str):
     the file is valid)."""
 
 
+def _variable_table():
+    """An empty table (imported here, not at the top: a run whose results
+    all come from the cache never needs the volatility rules)."""
+    from promptlint.analysis.volatility import VariableTable
+
+    return VariableTable()
+
+
 @dataclass
 class SourceContext:
     """Per-run settings every reader needs."""
 
-    variables: VariableTable = field(default_factory=VariableTable)
+    variables: "VariableTable" = field(default_factory=lambda: _variable_table())
     root: Path = field(default_factory=Path.cwd)  # the project root (config folder): includes fall back to it
     display_root: Path | None = None  # reported paths are relative to it (default: root)
     default_role: str = "system"  # role of a plain template with no role markers
@@ -93,9 +104,21 @@ class SourceContext:
             except ValueError:
                 pass
         try:
-            return str(path.resolve().relative_to(base))
-        except ValueError:
+            return str(self._resolved(path).relative_to(base))
+        except (ValueError, OSError, RuntimeError):
             return str(path)
+
+    def _resolved(self, path: Path) -> Path:
+        """path.resolve(), with each folder resolved once per run (a run
+        names hundreds of files in the same few folders)."""
+        if path.name in ("", ".", ".."):
+            return path.resolve()
+        parents = self.__dict__.setdefault("_parents", {})
+        folder = parents.get(path.parent)
+        if folder is None:
+            folder = parents[path.parent] = path.parent.resolve()
+        found = folder / path.name
+        return found.resolve() if found.is_symlink() else found
 
     def _display_base(self) -> Path:
         """The resolved folder paths are shown relative to (resolved once)."""

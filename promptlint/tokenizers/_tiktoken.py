@@ -26,7 +26,7 @@ import threading
 import zlib
 from pathlib import Path
 
-from promptlint.fsutil import atomic_write_bytes
+from promptlint.fsutil import atomic_write_bytes, cache_root
 
 from . import TokenizerError
 from ._text import clean
@@ -43,11 +43,7 @@ _LOCK = threading.Lock()
 
 def cache_dir() -> Path:
     """``$PROMPTLINT_CACHE_DIR/tiktoken``, else ``~/.cache/promptlint/tiktoken``."""
-    root = os.environ.get("PROMPTLINT_CACHE_DIR")
-    if root:
-        return Path(root).expanduser() / "tiktoken"
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "promptlint" / "tiktoken"
+    return cache_root() / "tiktoken"
 
 
 def _fallback_cache_dir() -> Path:
