@@ -55,6 +55,7 @@ import gc
 import importlib.util
 import json
 import math
+import resource
 import shutil
 import statistics
 import sys
@@ -70,6 +71,12 @@ CORPUS = REPO / "fixtures" / "corpus"
 PY_CORPUS = CORPUS / "python"
 DEFAULT_PACKAGE = "markdown_it"
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo")
+
+
+def _peak_mb(who) -> float:
+    """Peak resident memory so far (Linux reports KB, macOS bytes)."""
+    peak = resource.getrusage(who).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
 
 
 def _median(xs: list[float]) -> float:
@@ -109,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--copies", type=int, help="copies of corpus + package (overrides --files)")
     ap.add_argument("--repeat", type=int, default=3, help="timed runs of each side (median reported)")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ap.add_argument("--jobs", type=lambda v: [int(x) for x in v.split(",")], default=[1], metavar="N[,M...]",
+                    help="with --repo: run the check with each of these -j values (default 1), interleaved")
     ap.add_argument("--mirror", type=Path, help="folder of fetched repositories (owner+name/...)")
     ap.add_argument("--repo", action="append", default=[], metavar="OWNER/NAME",
                     help="with --mirror: a repository to check whole (repeatable)")
@@ -246,8 +255,8 @@ def _run_repos(args) -> int:
     import libcst
     from realworld_eval import CaseError, git_dir, write_tree
 
-    from promptlint.audit import select_models
     from promptlint.config import from_table
+    from promptlint.economics.providers import select_models
     from promptlint.lint import run_check
 
     out, status = [], 0
@@ -268,16 +277,23 @@ def _run_repos(args) -> int:
             config = from_table({}, None, tree)
             models = select_models(config)
             run_check(files[:2], config, models, select=["ALL"])  # untimed: lazy imports, tokenizer load
-            check_times, parse_times, result, crash = [], [], None, None
+            check_times, parse_times, ast_times, result, crash = [], [], [], None, None
+            by_jobs: dict[int, list[float]] = {j: [] for j in args.jobs}
+            reports: dict[int, set] = {j: set() for j in args.jobs}
             for _ in range(args.repeat):
-                gc.collect()
-                t0 = time.perf_counter()
-                try:
-                    result = run_check(files, config, models, select=["ALL"])
-                except Exception as exc:  # noqa: BLE001 - a crash is a result to report
-                    crash = f"{type(exc).__name__}: {exc}"
+                for jobs in args.jobs:
+                    gc.collect()
+                    t0 = time.perf_counter()
+                    try:
+                        result = run_check(files, config, models, select=["ALL"], jobs=jobs)
+                    except Exception as exc:  # noqa: BLE001 - a crash is a result to report
+                        crash = f"{type(exc).__name__}: {exc}"
+                        break
+                    by_jobs[jobs].append(time.perf_counter() - t0)
+                    reports[jobs].add(tuple((f.rule, f.path, f.line_col, f.message) for f in result.findings))
+                if crash:
                     break
-                check_times.append(time.perf_counter() - t0)
+                check_times.append(by_jobs[args.jobs[0]][-1])
                 gc.collect()
                 t0 = time.perf_counter()
                 for path in files:
@@ -286,6 +302,14 @@ def _run_repos(args) -> int:
                     except Exception:  # noqa: BLE001 - the baseline parses what it can
                         pass
                 parse_times.append(time.perf_counter() - t0)
+                gc.collect()
+                t0 = time.perf_counter()
+                for path in files:
+                    try:
+                        ast.parse(path.read_bytes())
+                    except (SyntaxError, ValueError, RecursionError, MemoryError):
+                        pass
+                ast_times.append(time.perf_counter() - t0)
             errors = []
             for err in (result.errors if result else []):
                 path = tree / err.path if not Path(err.path).is_absolute() else Path(err.path)
@@ -309,6 +333,12 @@ def _run_repos(args) -> int:
                 "crash": crash, "repeat": args.repeat, "check_s_median": check_s, "check_s_all": check_times,
                 "libcst_s_median": parse_s, "libcst_s_all": parse_times,
                 "ratio_check_over_libcst": check_s / parse_s if parse_times and parse_s else None,
+                "ast_s_median": _median(ast_times), "ast_s_all": ast_times,
+                "ratio_check_over_ast": check_s / _median(ast_times) if ast_times else None,
+                "check_s_by_jobs": {j: _median(t) for j, t in by_jobs.items() if t},
+                "same_findings_for_every_jobs": len({r for rs in reports.values() for r in rs}) <= 1,
+                "peak_rss_mb": {"this_process": _peak_mb(resource.RUSAGE_SELF),
+                                "largest_worker": _peak_mb(resource.RUSAGE_CHILDREN)},
             })
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -324,7 +354,15 @@ def _run_repos(args) -> int:
                   f"{len(r['partly_analysed'])} partly analysed{', CRASH: ' + r['crash'] if r['crash'] else ''}")
             if r["check_s_all"]:
                 print(f"      check {r['check_s_median']:.2f} s, libcst.parse_module {r['libcst_s_median']:.2f} s: "
-                      f"ratio {r['ratio_check_over_libcst']:.2f}x")
+                      f"ratio {r['ratio_check_over_libcst']:.2f}x; ast.parse {r['ast_s_median']:.2f} s: "
+                      f"ratio {r['ratio_check_over_ast']:.2f}x")
+                jobs = r["check_s_by_jobs"]
+                if len(jobs) > 1:
+                    base = jobs[min(jobs)]
+                    print("      by jobs: " + ", ".join(f"-j {j} {t:.2f} s ({base / t:.2f}x)" for j, t in jobs.items())
+                          + f"; same findings for every -j: {'yes' if r['same_findings_for_every_jobs'] else 'NO'}")
+                print(f"      peak RSS: {r['peak_rss_mb']['this_process']:.0f} MB this process, "
+                      f"{r['peak_rss_mb']['largest_worker']:.0f} MB the largest worker")
             for e in r["input_errors"][:5]:
                 print(f"      input error: {e['error']} (CPython parses it: {e['cpython_parses']})")
             for n in r["partly_analysed"][:5]:

@@ -89,7 +89,8 @@ class ResultCache:
         table = table_bytes()
         key = hashlib.sha256()
         for part in (f"format {FORMAT}", _code_fingerprint(), hashlib.sha256(table).hexdigest(), repr(config),
-                     repr(models), ",".join(sorted(r.id for r in rules)), str(display_root)):
+                     repr(models), ",".join(sorted(r.id for r in rules)),
+                     str(display_root or Path.cwd())):  # findings carry paths as shown from there
             key.update(part.encode("utf-8", "backslashreplace") + b"\0")
         return cls(folder or default_dir(), key.hexdigest())
 
@@ -115,7 +116,12 @@ class ResultCache:
         return found[0] if found is not None else None
 
     def get(self, path: Path) -> FileResult | None:
+        """The entry for the file, when everything it depends on is as
+        recorded. The file is hashed here in any case, before it is
+        analysed on a miss: if it changes while it is analysed, its entry
+        records the text from before, so the next run misses (never stale)."""
         path = path.resolve()
+        self.sha(path)
         try:
             data = json.loads(self._entry(path).read_bytes())
             if data.get("key") != self.run_key or data.get("path") != str(path):

@@ -114,3 +114,15 @@ def test_a_damaged_entry_is_a_miss_and_no_cache_writes_nothing(cached, tmp_path,
     shutil.rmtree(cached.folder)
     result = CliRunner().invoke(main, ["check", "--no-cache", "--cache-dir", str(cached.folder), "system.j2"])
     assert result.exit_code == 1 and not cached.folder.exists()
+
+
+def test_paths_are_shown_from_where_each_run_starts(cached, tmp_path, monkeypatch):
+    sub = tmp_path / "prompts"
+    sub.mkdir()
+    (sub / "system.j2").write_text("It is {{ current_time }}.\n" + STABLE + "\n")
+    monkeypatch.chdir(tmp_path)
+    top, _ = cached("prompts/system.j2")
+    monkeypatch.chdir(sub)
+    inside, _ = cached("system.j2")
+    assert {f["location"]["path"] for f in top["findings"]} == {"prompts/system.j2"}
+    assert {f["location"]["path"] for f in inside["findings"]} == {"system.j2"}
