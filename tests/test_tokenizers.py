@@ -291,3 +291,23 @@ def test_a_corrupted_decoded_cache_is_ignored_and_rewritten(fresh_cache):
     get_tokenizer.cache_clear()
     assert get_tokenizer("tiktoken:cl100k_base").encode("hello world") == [15339, 1917]
     assert _tiktoken._load_decoded("cl100k_base") is not None  # written again from the rank file
+
+
+def test_a_text_is_encoded_once_and_each_caller_gets_its_own_list(monkeypatch):
+    from promptlint.tokenizers import Remembered, get_tokenizer
+
+    tok = get_tokenizer("tiktoken:o200k_base")
+    assert isinstance(tok, Remembered)
+    tok.forget()
+    calls = []
+    real = tok.inner.encode
+    monkeypatch.setattr(tok.inner, "encode", lambda text: calls.append(text) or real(text))
+    first = tok.encode("You are a support assistant.")
+    first.append(-1)  # a caller changing its list changes nobody else's
+    again = tok.encode("You are a support assistant.")
+    assert calls == ["You are a support assistant."] and again == real("You are a support assistant.")
+    monkeypatch.setattr(Remembered, "MAX_TEXTS", 3)
+    for i in range(10):
+        tok.encode(f"text {i}")
+    assert len(tok._ids) == 3 and tok.encode("text 9") == real("text 9")
+    tok.forget()

@@ -78,7 +78,8 @@ def load_yaml(file: SourceFile, start: int, end: int, what: str = "front matter"
         node = yaml.compose(stream)
         _refuse_python_tags(node, file, what)
         check_alias_expansion(node, file, what)
-        data = yaml.load(stream)
+        # built from the node just composed (not a second parse of the text)
+        data = yaml.constructor.construct_document(node) if node is not None else None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)

@@ -67,12 +67,55 @@ def get_tokenizer(spec: str) -> Tokenizer:
 
         if arg not in ENCODINGS:
             raise ValueError(_unknown(spec))
-        return TiktokenTokenizer(spec, arg)
+        return Remembered(TiktokenTokenizer(spec, arg))
     if kind == "hf" and arg:
         from ._hf import HFTokenizer
 
-        return HFTokenizer.from_spec(spec, arg)
+        return Remembered(HFTokenizer.from_spec(spec, arg))
     raise ValueError(_unknown(spec))
+
+
+class Remembered:
+    """A tokenizer that encodes each text once: an audit renders a prompt
+    per scope, per model and for each what-if, and most sections of those
+    renders are the same text (the same text always gives the same ids).
+    Bounded: the oldest texts are forgotten past MAX_TEXTS or MAX_CHARS."""
+
+    MAX_TEXTS = 4096
+    MAX_CHARS = 16_000_000
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.spec = inner.spec
+        self.name = inner.name
+        self._ids: dict[str, list[int]] = {}
+        self._chars = 0
+
+    def encode(self, text: str) -> list[int]:
+        found = self._ids.get(text)
+        if found is None:
+            found = self.inner.encode(text)
+            self._ids[text] = found
+            self._chars += len(text)
+            while len(self._ids) > self.MAX_TEXTS or self._chars > self.MAX_CHARS:
+                oldest = next(iter(self._ids))
+                self._chars -= len(oldest)
+                del self._ids[oldest]
+        return list(found)  # the caller's own list: the remembered one stays as encoded
+
+    def encode_offsets(self, text: str) -> tuple[list[int], list[int]]:
+        return self.inner.encode_offsets(text)
+
+    def forget(self) -> None:
+        """Drop what was remembered (benchmarks time each run from scratch)."""
+        self._ids.clear()
+        self._chars = 0
+
+    def __getattr__(self, name):  # decode, encoding_name, ...: the tokenizer's own
+        return getattr(self.inner, name)
+
+    def __repr__(self) -> str:
+        return repr(self.inner)
 
 
 def _unknown(spec: object) -> str:
