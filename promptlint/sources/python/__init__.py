@@ -57,7 +57,6 @@ import warnings
 from collections import Counter
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from promptlint.ir import Breakpoint, PromptTemplate, Section, Slot, SourceError, SourceFile, Span, Text
 from promptlint.sources.base import SourceContext
@@ -66,6 +65,7 @@ from promptlint.sources.python.flow import Flow, OverBudget
 from promptlint.sources.python.scope import INF
 from promptlint.sources.python.values import ListV, MsgV, StrV
 from promptlint.sources.python.strings import Lit
+from promptlint.sources.python.tree import positions, walk
 from promptlint.sniff import directive_score
 
 FORMAT = "python"
@@ -136,17 +136,10 @@ def _read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
         ctx.partial(file, Span(file, start, start), f"{what}; the file was not analysed")
         return []
     module = _parse(file)
-    collector = _Collector()
-    module.visit(collector)
+    collector = _Collector().collect(module)
     if not collector.calls and not _named_prompt_candidates(module) and not _instructions(file.text):
         return []  # nothing shaped like a prompt: skip the (costly) position pass
-    try:
-        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    except KeyError as exc:  # libcst reports a recursion overflow in its position pass this way
-        if isinstance(exc.__context__, RecursionError):
-            raise RecursionError from None
-        raise
-    flow = Flow(module, positions, file, ctx)
+    flow = Flow(module, positions(module), file, ctx)
     reader = _Reader(flow, file, ctx)
     flow.deadline = time.monotonic() + MAX_FILE_SECONDS
     try:
@@ -373,9 +366,10 @@ def _cpython_parses(text: str) -> bool:
     return True
 
 
-class _Collector(cst.CSTVisitor):
+class _Collector:
     """The calls shaped like prompt sites and the list literals holding
-    LangChain messages, in source order, with the def or class around each."""
+    LangChain messages, in source order, with the def or class around each
+    (one tree.walk over the module)."""
 
     def __init__(self):
         self.stack: list = [None]
@@ -385,17 +379,22 @@ class _Collector(cst.CSTVisitor):
         # the app's own): (list name or list literal, owner, statement)
         self.message_lists: list = []
 
-    def visit_FunctionDef(self, node):
-        self.stack.append(node)
+    def collect(self, module: cst.Module) -> "_Collector":
+        visits = {cst.Call: self.visit_Call, cst.Assign: self.visit_Assign, cst.AnnAssign: self.visit_AnnAssign,
+                  cst.List: self.visit_List, cst.FunctionDef: self.stack.append, cst.ClassDef: self.stack.append}
+        scopes = (cst.FunctionDef, cst.ClassDef)
 
-    def leave_FunctionDef(self, node):
-        self.stack.pop()
+        def enter(node):
+            found = visits.get(type(node))
+            if found is not None:
+                found(node)
 
-    def visit_ClassDef(self, node):
-        self.stack.append(node)
+        def leave(node):
+            if type(node) in scopes:
+                self.stack.pop()
 
-    def leave_ClassDef(self, node):
-        self.stack.pop()
+        walk(module, enter, leave)
+        return self
 
     def visit_Call(self, node):
         if might_send(node):

@@ -34,7 +34,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from promptlint.sources.python.tree import positions
 
 from promptlint.ir import Slot, SourceError, Text
 from promptlint.sources.base import read_source
@@ -224,8 +224,7 @@ class Project:
         try:
             file = read_source(path, self.ctx)
             module = cst.parse_module(file.text)
-            positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-            foreign = Flow(module, positions, file, self.ctx)
+            foreign = Flow(module, positions(module), file, self.ctx)
             foreign.deadline = importer.deadline
         except (SourceError, cst.ParserSyntaxError, RecursionError, KeyError) as exc:
             why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
