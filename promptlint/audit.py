@@ -210,16 +210,32 @@ def load_file(candidate: Candidate, ctx: SourceContext, errors: list[SourceError
 
 def run_audit(paths: list[Path], config: Config, models: list[ModelSpec],
               progress: Callable[[int, int], None] | None = None,
-              display_root: Path | None = None) -> AuditResult:
+              display_root: Path | None = None, jobs: int = 1) -> AuditResult:
+    """`jobs`: processes to audit the files in (0: one per core; see parallel)."""
+    from promptlint.parallel import map_files
+
     result = AuditResult(models=models)
     candidates = find_candidates(paths, config, result.notes, display_root)
     result.files = len(candidates)
-    for template in load_templates(candidates, config, result.errors, display_root, progress, result.notes):
-        try:
-            result.prompts.append(audit_template(template, models, config))
-        except Exception as exc:  # noqa: BLE001 - one prompt's bug must not stop the run
-            result.errors.append(internal_error(template.source.display_path, f"auditing {template.name} of", exc))
+    for done, (prompts, errors, notes) in enumerate(map_files(audit_file, candidates, config, models, None,
+                                                              display_root, jobs), 1):
+        result.prompts += prompts
+        result.errors += errors
+        result.notes += notes
+        if progress is not None:
+            progress(done, len(candidates))
     return result
+
+
+def audit_file(candidate: Candidate, ctx: SourceContext, config: Config, models: list[ModelSpec], _=None):
+    """(prompt results, input errors, notes) of one file."""
+    prompts, errors, notes = [], [], []
+    for template in load_file(candidate, ctx, errors, notes):
+        try:
+            prompts.append(audit_template(template, models, config))
+        except Exception as exc:  # noqa: BLE001 - one prompt's bug must not stop the run
+            errors.append(internal_error(template.source.display_path, f"auditing {template.name} of", exc))
+    return prompts, errors, notes
 
 
 def internal_error(path: str, doing: str, exc: Exception) -> SourceError:

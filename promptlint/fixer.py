@@ -141,8 +141,8 @@ def _outside(path: Path, named: list[Path], config) -> str | None:
 
 
 def run_fix(paths: list[Path], config, models, *, unsafe: bool = False, write: bool = True,
-            select=None, ignore=None) -> FixResult:
-    check = run_check(paths, config, models, select=select, ignore=ignore)
+            select=None, ignore=None, jobs: int = 1) -> FixResult:
+    check = run_check(paths, config, models, select=select, ignore=ignore, jobs=jobs)
     result = FixResult(check)
     by_file: dict[Path, list[Finding]] = {}
     for finding in check.findings:
@@ -162,6 +162,6 @@ def run_fix(paths: list[Path], config, models, *, unsafe: bool = False, write: b
         result.files.append(fix)
     if write:
         written = any(f.skipped is None for f in result.files)
-        after = run_check(paths, config, models, select=select, ignore=ignore) if written else check
+        after = run_check(paths, config, models, select=select, ignore=ignore, jobs=jobs) if written else check
         result.remaining = len(after.findings)
     return result

@@ -3,7 +3,6 @@ rule selection, per-file ignores and suppression comments."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -111,51 +110,14 @@ def run_check(paths: list[Path], config: Config, models, select=None, ignore=Non
     return result
 
 
-PARALLEL_MIN_FILES = 8  # fewer files than this are analysed in this process: a pool costs more than it saves
-
-
 def check_files(candidates: list[Candidate], config: Config, models, rules, display_root: Path | None,
                 jobs: int = 1) -> list[FileResult]:
-    """check_file for each candidate, in order; with `jobs` > 1 in that many
-    worker processes (each with its own reader context: a module two files
-    import is read by each worker that needs it)."""
+    """check_file for each candidate, in order, in `jobs` processes (see parallel)."""
     if not candidates:
         return []
-    jobs = jobs or os.cpu_count() or 1
-    jobs = min(jobs, len(candidates) // 2)
-    from promptlint.audit import source_context
+    from promptlint.parallel import map_files
 
-    if jobs < 2 or len(candidates) < PARALLEL_MIN_FILES:
-        ctx = source_context(config, display_root)
-        return [check_file(c, ctx, config, models, rules) for c in candidates]
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    from promptlint.tokenizers import get_tokenizer
-
-    for model in models:  # loaded once here, inherited by forked workers
-        try:
-            get_tokenizer(model.tokenizer)
-        except Exception:  # noqa: BLE001 - each worker meets the same error and reports it per prompt
-            pass
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method), initializer=_worker_start,
-                             initargs=(config, models, rules, display_root)) as pool:
-        return list(pool.map(_worker_check, candidates, chunksize=max(1, len(candidates) // (jobs * 8))))
-
-
-_WORKER: dict = {}
-
-
-def _worker_start(config, models, rules, display_root) -> None:
-    from promptlint.audit import source_context
-
-    _WORKER.update(ctx=source_context(config, display_root), config=config, models=models, rules=rules)
-
-
-def _worker_check(candidate: Candidate) -> FileResult:
-    w = _WORKER
-    return check_file(candidate, w["ctx"], w["config"], w["models"], w["rules"])
+    return list(map_files(check_file, candidates, config, models, rules, display_root, jobs))
 
 
 def check_file(candidate: Candidate, ctx: SourceContext, config: Config, models, rules) -> FileResult:

@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from promptlint.cli import main
-from promptlint.lint import PARALLEL_MIN_FILES
+from promptlint.parallel import PARALLEL_MIN_FILES
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -33,3 +33,13 @@ def test_an_input_error_in_a_worker_is_reported_with_its_file_and_line(tmp_path,
     assert serial.exit_code == parallel.exit_code == 2
     assert "broken.j2:1:" in parallel.stderr and parallel.stderr == serial.stderr
     assert parallel.stdout == serial.stdout
+
+
+def test_audit_and_fix_with_jobs_give_what_one_process_gives(tmp_path, monkeypatch):
+    monkeypatch.chdir(FIXTURES)
+    audits = [CliRunner().invoke(main, ["audit", "-j", j, "--format", "json", "corpus"]) for j in ("1", "2")]
+    assert audits[0].exit_code == audits[1].exit_code == 1
+    assert audits[0].stdout == audits[1].stdout and '"prompts"' in audits[0].stdout
+    fixes = [CliRunner().invoke(main, ["fix", "--diff", "-j", j, "corpus"]) for j in ("1", "2")]
+    assert fixes[0].exit_code == fixes[1].exit_code and fixes[0].output == fixes[1].output
+    assert "Would fix" in fixes[0].output

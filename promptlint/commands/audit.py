@@ -7,7 +7,7 @@ import sys
 import click
 
 from promptlint.commands.options import (
-    EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, _common, _prepare, _run_with_progress, _said,
+    EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, _common, _jobs, _prepare, _run_with_progress, _said,
 )
 
 
@@ -17,14 +17,15 @@ from promptlint.commands.options import (
               show_default=True, help="Report format; auto is a rich table in a terminal, plain text otherwise.")
 @click.option("-v", "--verbose", is_flag=True,
               help="Show every formula's inputs; say on stderr why each file was read or skipped.")
-def audit(paths, providers, config_path, output, exit_zero, fmt, verbose):
+@_jobs
+def audit(paths, providers, config_path, output, exit_zero, fmt, verbose, jobs):
     """Audit prompt files: tokens, stable prefix, what each provider caches, and the money."""
     from promptlint.report import write_report
 
     from promptlint.audit import merge_results
 
     groups, missing = _prepare(paths, config_path, providers)
-    result = merge_results([_run_with_progress(p, c, m, fmt) for c, m, p in groups])
+    result = merge_results([_run_with_progress(p, c, m, fmt, jobs) for c, m, p in groups])
     config = groups[0][0]
     nothing = _said(result, missing, paths, verbose)
     write_report(result, config, fmt, output, verbose)

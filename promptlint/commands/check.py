@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from promptlint.commands.options import (
-    EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, _codes, _common, _prepare, _said, _stdin_paths,
+    EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, _codes, _common, _jobs, _prepare, _said, _stdin_paths,
 )
 
 
@@ -47,8 +47,7 @@ from promptlint.commands.options import (
               help="Lowest severity that makes the exit code 1 [default: warning, or fail-on in config].")
 @click.option("-v", "--verbose", is_flag=True,
               help="Also say on stderr why each file was read or skipped, and what a reader did not follow.")
-@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
-              help="Analyse files in N processes (0: one per core); the report is the same for any N.")
+@_jobs
 @click.option("--no-cache", is_flag=True, envvar="PROMPTLINT_NO_CACHE",
               help="Analyse every file again instead of reusing the results of an earlier run for files that "
                    "(with everything they include or import) have not changed [env: PROMPTLINT_NO_CACHE=1].")

@@ -31,6 +31,8 @@ from pathlib import Path
 
 import click
 
+from promptlint.commands.options import _jobs
+
 EXIT_CLEAN, EXIT_INCREASE, EXIT_ERROR = 0, 1, 2
 
 
@@ -65,7 +67,7 @@ def _groups(paths: list[Path], config_path, providers):
     return list(groups.values())
 
 
-def _audit(groups, *, lint: bool, display_root: Path | None = None):
+def _audit(groups, *, lint: bool, display_root: Path | None = None, jobs: int = 1):
     """Audit (and lint) each group; the merged JSON report and the findings."""
     from promptlint.audit import AuditResult, merge_results, run_audit
     from promptlint.lint import merge_results as merge_checks
@@ -77,7 +79,7 @@ def _audit(groups, *, lint: bool, display_root: Path | None = None):
         if not paths:
             audits.append(AuditResult(models=models))
             continue
-        result = run_audit(paths, config, models, display_root=display_root)
+        result = run_audit(paths, config, models, display_root=display_root, jobs=jobs)
         audits.append(result)
         if lint:
             checks.append(run_check(paths, config, models, audit=result))
@@ -117,7 +119,7 @@ def _repo_path(display: str, cwd: Path, top: Path) -> str:
         return display
 
 
-def _from_git(paths, groups, ref: str, lint_head: bool):
+def _from_git(paths, groups, ref: str, lint_head: bool, jobs: int = 1):
     from promptlint import gitfiles
     from promptlint.diff import compare, finding_records
 
@@ -169,8 +171,8 @@ def _from_git(paths, groups, ref: str, lint_head: bool):
             base_paths = [tree / targets[p] for p in group_paths if at_base(targets[p])]
             base_groups.append((base_config, models, base_paths))
             head_groups.append((config, models, [p for p in group_paths if p.exists()]))
-        base_report, base_findings, _ = _audit(base_groups, lint=True, display_root=tree / cwd_rel)
-        head_report, head_findings, head_errors = _audit(head_groups, lint=lint_head)
+        base_report, base_findings, _ = _audit(base_groups, lint=True, display_root=tree / cwd_rel, jobs=jobs)
+        head_report, head_findings, head_errors = _audit(head_groups, lint=lint_head, jobs=jobs)
 
         def scrub(message: str) -> str:  # a path outside the working folder is shown absolute
             return message.replace(str(tree) + os.sep, "")
@@ -184,7 +186,7 @@ def _from_git(paths, groups, ref: str, lint_head: bool):
     return diff, head_errors, bool(missing)
 
 
-def _from_report(paths, groups, report_path: Path):
+def _from_report(paths, groups, report_path: Path, jobs: int = 1):
     from promptlint.diff import ReportError, compare, validate_report
 
     try:
@@ -203,7 +205,7 @@ def _from_report(paths, groups, report_path: Path):
     for p in missing:
         click.echo(f"{p}:1:1: no such file or directory", err=True)
     head_groups = [(c, m, [p for p in ps if p.exists()]) for c, m, ps in groups]
-    head_report, _, head_errors = _audit(head_groups, lint=False)
+    head_report, _, head_errors = _audit(head_groups, lint=False, jobs=jobs)
     diff = compare(base_report, head_report, base_label=str(report_path), base_kind="report")
     return diff, head_errors, bool(missing)
 
@@ -223,7 +225,8 @@ def _from_report(paths, groups, report_path: Path):
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
               help="Write the diff to a file (atomically) instead of stdout.")
 @click.option("--fail-on-increase", is_flag=True, help="Exit 1 when the monthly cost rises.")
-def diff(paths, base_ref, compare_to, providers, config_path, fmt, output, fail_on_increase):
+@_jobs
+def diff(paths, base_ref, compare_to, providers, config_path, fmt, output, fail_on_increase, jobs):
     """Compare the working tree's audit with a base: stable prefix, cached
     tokens and $/month per prompt (first selected model), and the findings
     introduced and resolved. Both sides use today's config."""
@@ -235,9 +238,9 @@ def diff(paths, base_ref, compare_to, providers, config_path, fmt, output, fail_
     paths = list(paths) or [Path(".")]
     groups = _groups(paths, config_path, providers)
     if base_ref is not None:
-        result, errors, missing = _from_git(paths, groups, base_ref, lint_head=True)
+        result, errors, missing = _from_git(paths, groups, base_ref, lint_head=True, jobs=jobs)
     else:
-        result, errors, missing = _from_report(paths, groups, compare_to)
+        result, errors, missing = _from_report(paths, groups, compare_to, jobs=jobs)
     for error in errors:
         click.echo(str(error), err=True)
     text = render(result, fmt, [{"path": e.path, "line": e.line, "column": e.col, "message": e.message}

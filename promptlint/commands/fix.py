@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from promptlint.commands.options import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, _codes, _inputs, _prepare
+from promptlint.commands.options import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, _codes, _inputs, _jobs, _prepare
 
 
 @click.command(short_help="Apply the safe fixes, atomically, re-parsed and re-checked.")
@@ -17,15 +17,16 @@ from promptlint.commands.options import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, _
 @click.option("--ignore", "ignore", multiple=True, metavar="CODE", help="Do not fix these rules.")
 @click.option("--exit-non-zero-on-fix", is_flag=True,
               help="Exit 1 when a fix was applied, even if nothing remains (ruff's flag: CI sees the change).")
-def fix(paths, providers, config_path, show_diff, unsafe_fixes, select, ignore, exit_non_zero_on_fix):
+@_jobs
+def fix(paths, providers, config_path, show_diff, unsafe_fixes, select, ignore, exit_non_zero_on_fix, jobs):
     """Apply the safe fixes findings carry; each fix is kept only if the file
     still parses and the finding is gone. Writes are atomic."""
     from promptlint.fixer import run_fix
 
     groups, missing = _prepare(paths, config_path, providers)
     select, ignore = _codes(select), _codes(ignore, "--ignore")
-    results = [run_fix(p, c, m, unsafe=unsafe_fixes, write=not show_diff, select=select or None, ignore=ignore)
-               for c, m, p in groups]
+    results = [run_fix(p, c, m, unsafe=unsafe_fixes, write=not show_diff, select=select or None, ignore=ignore,
+                       jobs=jobs) for c, m, p in groups]
     changed = errors = remaining = fixed = 0
     gated: dict[str, int] = {}
     for result in results:

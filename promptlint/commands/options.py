@@ -66,6 +66,12 @@ def _inputs(f):
     ])
 
 
+def _jobs(f):
+    """-j/--jobs: files analysed in N processes."""
+    return click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
+                        help="Analyse files in N processes (0: one per core); the report is the same for any N.")(f)
+
+
 def _common(f):
     """Options of the reporting commands: the inputs, an output file, --exit-zero."""
     return _apply(_inputs(f), [
@@ -149,13 +155,13 @@ def _codes(values, option: str = "--select") -> tuple[str, ...]:
 PROGRESS_MIN_FILES = 25  # below this a run is over before a bar would help
 
 
-def _run_with_progress(paths, config, models, fmt):
+def _run_with_progress(paths, config, models, fmt, jobs: int = 1):
     """A progress bar on stderr for large trees in a terminal (started only
     once the tree turns out to have PROGRESS_MIN_FILES files or more)."""
     from promptlint.audit import run_audit
 
     if not sys.stderr.isatty() or fmt == "json":
-        return run_audit(paths, config, models)
+        return run_audit(paths, config, models, jobs=jobs)
     from rich.console import Console
     from rich.progress import Progress
 
@@ -172,6 +178,6 @@ def _run_with_progress(paths, config, models, fmt):
         bar.update(task, completed=done)
 
     try:
-        return run_audit(paths, config, models, progress=tick)
+        return run_audit(paths, config, models, progress=tick, jobs=jobs)
     finally:
         bar.stop()
