@@ -1,6 +1,8 @@
 #!/usr/bin/env python
-"""One-file cold start: `promptlint audit FILE --format json` in a fresh process,
-beside `python -c pass`.
+"""One-file cold start: `promptlint audit FILE --format json` and the
+pre-commit command `promptlint check FILE` (a changed file: --no-cache; an
+unchanged one: a cache hit) in a fresh process, beside `python -c pass` and,
+when yamllint is installed, `yamllint` on a YAML file of the same size.
 
     python bench/bench_cold_start.py [FILE] [--runs N] [--json]
 
@@ -58,6 +60,17 @@ def _pick_file(tmp: Path) -> tuple[Path, str]:
     path.write_text("You are a helpful assistant for {{ company }}.\n\nToday is {{ today }}.\n"
                     "Answer the question: {{ question }}\n")
     return path, "synthetic (fixtures/ missing)"
+
+
+def _yaml_of_size(size: int) -> str:
+    """Valid, lint-clean YAML of about `size` bytes."""
+    lines, total, i = ["---"], 4, 0
+    while total < size:
+        line = f"key_{i}: value number {i} of a plain configuration file"
+        lines.append(line)
+        total += len(line) + 1
+        i += 1
+    return "\n".join(lines) + "\n"
 
 
 def _read(p: Path) -> str:
@@ -195,11 +208,23 @@ def _run(args, tmp: Path) -> int:
     script = str(script) if script.exists() else shutil.which("promptlint")
     if script:
         commands["promptlint (console script)"] = [script, *audit_args]
+    # the pre-commit hook's command: a changed file (no cache entry), then an unchanged one (cache hit)
+    cache = tmp / "cache"
+    commands["check --no-cache (changed file)"] = [sys.executable, "-m", "promptlint", "check", "--no-cache",
+                                                   "--format", "json", shown]
+    commands["check (unchanged, cache hit)"] = [sys.executable, "-m", "promptlint", "check", "--cache-dir",
+                                                str(cache), "--format", "json", shown]
+    yamllint = Path(sys.executable).with_name("yamllint")
+    yamllint = str(yamllint) if yamllint.exists() else shutil.which("yamllint")
+    if yamllint:  # the issue's reference: a YAML linter on a YAML file of the same size
+        same = tmp / "same-size.yaml"
+        same.write_text(_yaml_of_size(target.stat().st_size))
+        commands["yamllint (same-size YAML)"] = [yamllint, "-f", "parsable", str(same)]
 
     checks: dict[str, dict] = {}
-    for name, cmd in commands.items():  # untimed: .pyc files, tokenizer cache
+    for name, cmd in commands.items():  # untimed: .pyc files, tokenizer cache, the cache entry
         _, proc = _time(cmd, env)
-        if name != "python -c pass":
+        if name.startswith(("python -m", "promptlint", "check")):
             checks[name] = _check(proc)
 
     times: dict[str, list[float]] = {name: [] for name in commands}
@@ -209,11 +234,13 @@ def _run(args, tmp: Path) -> int:
             times[name].append(elapsed)
 
     base = statistics.median(times["python -c pass"])
+    ref = statistics.median(times["yamllint (same-size YAML)"]) if "yamllint (same-size YAML)" in times else None
     results = {}
     for name, ts in times.items():
         med = statistics.median(ts)
         results[name] = {"median_s": med, "min_s": min(ts), "all_s": ts,
-                         "ratio_vs_python": med / base, "over_python_s": med - base}
+                         "ratio_vs_python": med / base, "over_python_s": med - base,
+                         "ratio_vs_yamllint": med / ref if ref else None}
     imports = _importtime(["-m", "promptlint", *audit_args], env)
     phases = _phases(shown, env)
     figures = {"file": shown, "file_kind": kind, "file_bytes": target.stat().st_size, "runs": args.runs,
@@ -233,6 +260,8 @@ def _print_text(f: dict) -> None:
         line = f"  {name:30s} {r['median_s'] * 1e3:8.0f} ms  [{r['min_s'] * 1e3:.0f}]"
         if name != "python -c pass":
             line += f"  = {r['ratio_vs_python']:.1f}x python -c pass (+{r['over_python_s'] * 1e3:.0f} ms)"
+        if r.get("ratio_vs_yamllint") and not name.startswith(("python -c", "yamllint")):
+            line += f", {r['ratio_vs_yamllint']:.2f}x yamllint"
         print(line)
     for name, c in f["checks"].items():
         state = "ok" if c["json_ok"] and not c["traceback"] and c["rc"] in (0, 1) else "FAILED"

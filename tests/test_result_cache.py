@@ -34,6 +34,16 @@ def cached(monkeypatch, tmp_path):
     return run
 
 
+def _app(folder: Path, imports: str, system: str) -> None:
+    """app.py: a chat call whose system message is `system`, from values `imports` brings in."""
+    (folder / "app.py").write_text(
+        f"from openai import OpenAI\n{imports}\n\n\n"
+        "def answer(client: OpenAI, question):\n"
+        '    return client.chat.completions.create(model="gpt-4.1", messages=[\n'
+        f'        {{"role": "system", "content": {system}}},\n'
+        '        {"role": "user", "content": question}])\n')
+
+
 def _lines(report) -> list[tuple[str, int, str]]:
     return [(f["location"]["path"], f["location"]["line"], f["code"]) for f in report["findings"]]
 
@@ -67,12 +77,7 @@ def test_a_changed_include_re_analyses_the_template_that_includes_it(cached, tmp
 def test_a_changed_imported_module_re_analyses_its_importer(cached, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "prompts.py").write_text(f'SYSTEM_PROMPT = "You are the assistant."\nRULES = "{STABLE}"\n')
-    (tmp_path / "app.py").write_text(
-        "from openai import OpenAI\nfrom prompts import SYSTEM_PROMPT, RULES\n\n\n"
-        "def answer(client: OpenAI, question):\n"
-        '    return client.chat.completions.create(model="gpt-4.1", messages=[\n'
-        '        {"role": "system", "content": SYSTEM_PROMPT + RULES},\n'
-        '        {"role": "user", "content": question}])\n')
+    _app(tmp_path, "from prompts import SYSTEM_PROMPT, RULES", "SYSTEM_PROMPT + RULES")
     before, _ = cached("app.py")
     assert not [f for f in _lines(before) if f[2] == "PL001"]
     (tmp_path / "prompts.py").write_text(
@@ -87,12 +92,7 @@ def test_a_changed_imported_module_re_analyses_its_importer(cached, tmp_path, mo
 
 def test_a_module_created_where_an_import_looked_is_read(cached, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "app.py").write_text(
-        "from openai import OpenAI\nfrom helpers import SYSTEM_PROMPT\n\n\n"
-        "def answer(client: OpenAI, question):\n"
-        '    return client.chat.completions.create(model="gpt-4.1", messages=[\n'
-        '        {"role": "system", "content": SYSTEM_PROMPT},\n'
-        '        {"role": "user", "content": question}])\n')
+    _app(tmp_path, "from helpers import SYSTEM_PROMPT", "SYSTEM_PROMPT")
     before, _ = cached("app.py")
     assert not [f for f in _lines(before) if f[2] == "PL001"]
     (tmp_path / "helpers.py").write_text(
