@@ -289,3 +289,14 @@ def test_macros_calling_macros_stay_bounded(tmp_path):
     (tmp_path / "macros.j2").write_text(text + "{{ m29(now) }} " + STABLE)
     result = _timed_check(tmp_path, "macros.j2", 20)
     assert result.returncode in (0, 1)
+
+
+def test_a_lint_run_ends_with_its_status_and_all_of_its_output(tmp_path):
+    """The lint commands end the process without the interpreter's teardown:
+    every line is still written, and the exit status is the command's."""
+    prompt = tmp_path / "system.j2"
+    prompt.write_text("It is {{ current_time }}.\n" + "Follow the support policy. " * 60 + "\n")
+    found = run(tmp_path, "check", "--no-cache", "--format", "json", str(prompt))
+    assert found.returncode == 1 and json.loads(found.stdout)["findings"]
+    missing = run(tmp_path, "check", "--no-cache", str(tmp_path / "nope.j2"))
+    assert missing.returncode == 2 and "nope.j2:1:1: no such file or directory" in missing.stderr

@@ -31,7 +31,7 @@ def test_wheel_ships_the_catalogue_and_the_provider_table(tmp_path):
     assert "promptlint/commands/diff.py" in names and "promptlint/checks/pl001_volatile_before_stable.py" in names
     metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("METADATA"))).decode()
     assert "Name: promptlint-cache" in metadata.splitlines()
-    assert "promptlint = promptlint.cli:main" in zipfile.ZipFile(wheel).read(
+    assert "promptlint = promptlint.cli:entry" in zipfile.ZipFile(wheel).read(
         next(n for n in names if n.endswith("entry_points.txt"))).decode()
     base = [l for l in metadata.splitlines() if l.startswith("Requires-Dist:") and "extra ==" not in l]
     assert not any("torch" in l or "transformers" in l for l in base)
