@@ -10,6 +10,8 @@ import socket
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from promptlint import tokenizers
 from promptlint.tokenizers import TokenizerError, _hf, _tiktoken, get_tokenizer
@@ -311,3 +313,34 @@ def test_a_text_is_encoded_once_and_each_caller_gets_its_own_list(monkeypatch):
         tok.encode(f"text {i}")
     assert len(tok._ids) == 3 and tok.encode("text 9") == real("text 9")
     tok.forget()
+
+
+_TEXT = st.text(alphabet=st.sampled_from(list(
+    "aAbBzZ019 \t\n\r'’/-_.,:;!?()[]{}<>\"#@$%^&*+=|\\~`"
+    "éÉßøñçİıſ" "αΩЖж" "中文字日本語" "한국" "\u0301\u0308\u200b\u00a0\u2028\u3000" "😀👍🏽" "٣৫"
+    "<|endoftext|>")), max_size=300)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=_TEXT, name=st.sampled_from(["o200k_base", "cl100k_base"]))
+def test_the_pure_python_encoder_gives_tiktokens_ids(text, name):
+    """The first PURE_BUDGET characters of a run are encoded without tiktoken's
+    Rust encoder: the ids must be tiktoken's, for any text."""
+    from promptlint.tokenizers import get_tokenizer
+
+    tok = get_tokenizer(f"tiktoken:{name}").inner
+    assert tok._pure is not None
+    assert tok._pure(text) == tok._enc.encode(text, allowed_special=set(), disallowed_special=())
+
+
+def test_a_run_switches_to_tiktoken_past_the_budget_with_the_same_ids(monkeypatch):
+    from promptlint.tokenizers import _tiktoken
+
+    monkeypatch.setattr(_tiktoken, "PURE_BUDGET", 50)
+    tok = _tiktoken.TiktokenTokenizer("tiktoken:o200k_base", "o200k_base")
+    short = tok.encode("Current date and time: 2026-12-01 18:02:33.")
+    assert tok._built is None and tok.pure_chars == 43  # encoded without building tiktoken's encoder
+    long = tok.encode("Follow the policy. " * 10)
+    assert tok._built is not None
+    assert short == tok._enc.encode("Current date and time: 2026-12-01 18:02:33.")
+    assert long == tok._enc.encode("Follow the policy. " * 10)
