@@ -23,7 +23,10 @@ EXPECTED = {
     # reported where it enters the text
     "assistant/context.py": [("PL001", 14, 43, "error")],
     # SYSTEM_PROMPT.format(system_time=datetime.now(...).isoformat()): the value decides, not `format`
-    "assistant/graph.py": [("PL001", 7, 14, "error")],
+    "assistant/graph.py": [("PL001", 16, 47, "error")],  # at the argument: where the clock enters the prompt
+    # messages[-1] of the conversation is this turn's (retrieved documents): formatted into the
+    # system message ahead of the history, it throws the conversation's prefix away every turn
+    "retrieval/answer.py": [("PL001", 21, 91, "error")],
     # json.dumps of call data without sort_keys ahead of fixed instructions (a user message follows)
     "adapters/tool_calls.py": [("PL005", 13, 66, "warning")],
     # Agent(instructions=...) of an agent SDK
@@ -61,7 +64,7 @@ EXPECTED = {
     "knowledge/prompts/generator.py": [("PL001", 27, 16, "info")],  # a builder reading a prompt constant
     # item assignment: a loop that rewrites messages[0]["content"] each step, and format values
     # gathered in a dict (values["now"] = time.strftime("%c")) then passed as **values
-    "agents/rewrite.py": [("PL001", 9, 17, "error"), ("PL005", 14, 19, "warning")],
+    "agents/rewrite.py": [("PL001", 23, 54, "error"), ("PL005", 14, 19, "warning")],
     # prompt templates a subclass loads from a YAML file of its package (importlib.resources) and
     # passes to super().__init__; the base class renders them with the run's task (smolagents'
     # layout); a JSON file of replies read through a file handle; `a or b` with `a` an input

@@ -335,14 +335,17 @@ def answer(client, name, question):
 '''
 
 
-def test_format_placeholders_point_into_the_constant(tmp_path):
+def test_format_values_are_placed_at_the_argument_that_passes_them(tmp_path):
+    """`TEMPLATE.format(user=name)`: the value enters the prompt at its
+    argument (where a reader looks, and the line a fix edits); the
+    template's own text keeps its characters' positions."""
     src = "from datetime import date\n" + FORMAT
     t = one(load(tmp_path, src))
     user = slot(t, "{user}")
-    assert user.span.line_col == at(src, "{user}") and user.volatility is V.USER
+    assert user.span.source_text == "name" and user.volatility is V.USER
     assert "{user} is name" in user.reason
     today = slot(t, "{today}")
-    assert today.volatility is V.DAY and today.span.line_col == at(src, "{today}")
+    assert today.volatility is V.DAY and today.span.source_text == "date.today()"
     acme = next(p for p in t.sections[0].parts if isinstance(p, Text) and p.text == "Acme")
     assert acme.span.line_col == at(src, 'Acme"') and acme.span.source_text == "Acme"  # the argument's literal
     assert text_of(t.sections[0].parts) == "You help  with Acme.\nToday: . Rules follow."
@@ -361,11 +364,12 @@ def f(client, user_name, tier):
     client.chat.completions.create(messages=[{"role": "user", "content": content + other}])
 '''
     t = one(load(tmp_path, src))
-    assert slot(t, "%(name)s").span.line_col == at(src, "%(name)s")
+    assert slot(t, "%(name)s").span.line_col == at(src, 'user_name}')  # the dict's value that fills it
     assert slot(t, "%s").volatility is V.UNKNOWN  # no argument for it: named by itself, no evidence
-    assert slot(t, "$customer").span.line_col == at(src, "$customer")
+    assert slot(t, "%s").span.line_col == at(src, "%s")
+    assert slot(t, "$customer").span.line_col == at(src, "user_name, item")
     assert "$5 off boots." in text_of(t.sections[0].parts)
-    assert slot(t, "{tier}").volatility is V.USER and slot(t, "{tier}").span.line_col == at(src, "{tier}")
+    assert slot(t, "{tier}").volatility is V.USER and slot(t, "{tier}").span.line_col == at(src, "tier})")
 
 
 def test_concatenation_implicit_and_join(tmp_path):

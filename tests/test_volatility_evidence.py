@@ -23,6 +23,7 @@ from promptlint.sources import jinja
     ("lang_code", V.REQUEST), ("repo_name", V.SESSION), ("branch_name", V.SESSION), ("file_tree", V.SESSION),
     ("error_message", V.REQUEST), ("current_url", V.REQUEST), ("review_started_at", V.REQUEST),
     ("cur_url", V.REQUEST), ("cur_axtree_txt", V.REQUEST), ("curr_step", V.REQUEST),
+    ("all_plan", V.SESSION), ("terminal_plan", V.SESSION), ("sub_plans", V.SESSION),
     # settings and configuration
     ("max_actions", V.STATIC), ("step_limit", V.STATIC), ("context_window", V.STATIC), ("output_format", V.STATIC),
     ("tools", V.STATIC), ("tool_names", V.STATIC), ("tools_section", V.STATIC), ("app_version", V.DEPLOY),

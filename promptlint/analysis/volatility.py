@@ -92,7 +92,10 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
     _rule(V.SESSION, "per-conversation state",
           r".*(history|conversation|transcript|dialog|dialogue|memory|memories|scratchpad).*",
           r"session.*", r".*_session", r"thread_?id", r"chat_?id", r"(chat_|conversation_|running_)?summary",
-          r"(previous|prior|past)_.*", r"plan", r"notes", r"state", r"(message_|chat_)?thread", r"(chat_|conversation_)?messages",
+          r"(previous|prior|past)_.*", r"plan",
+          # an agent's plan as it stands this step
+          r"(all|current|terminal|sub|task|execution|action|next|new|updated|revised|overall|full|step|work)_plans?",
+          r"notes", r"state", r"(message_|chat_)?thread", r"(chat_|conversation_)?messages",
           r"turns",
           # the repository or branch a coding agent's session works on, and its state
           r"(repo|repository|git_repo)(_name|_url|_path|_dir|_directory|_full_name)?", r"(git_)?branch(_name)?",

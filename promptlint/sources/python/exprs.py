@@ -12,7 +12,7 @@ import re
 
 import libcst as cst
 
-from promptlint.analysis.volatility import DEFAULT, no_evidence
+from promptlint.analysis.volatility import DEFAULT, Verdict, no_evidence
 from promptlint.ir import Slot, SlotKind, Volatility
 from promptlint.sources.python import files
 from promptlint.sources.python.scope import INF, Binding, Frame, Scope, _dotted_name
@@ -136,6 +136,9 @@ class Expressions:
             if isinstance(base, Opaque):
                 if base.qual == "os.environ":
                     return self.stdlib.environment(self, node)
+                latest = self.latest_turn(base, node.slice[0].slice.value, node)
+                if latest is not None:
+                    return latest
                 text = literal_text(key) if isinstance(key, StrV) else None
                 name = f"{_dotted_name(node.value) or base.label}.{text}" if text and text.isidentifier() else None
                 verdict = self.ctx.variables.resolve(name) if name else DEFAULT
@@ -144,6 +147,21 @@ class Expressions:
                 return Opaque(self.src(node), verdict, node, names=(name,) if name else base.names,
                               kind="name" if name else "expr", clock=base.clock)
         return self.opaque(node, frame, self.verdict(base))
+
+    def latest_turn(self, base: Opaque, index, node) -> Opaque | None:
+        """`messages[-1]` of the conversation so far (a per-session value
+        named like it): the message of this turn, new on every request."""
+        last = isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus) \
+            and isinstance(index.expression, cst.Integer) and index.expression.value == "1"
+        if not last or base.verdict.volatility is not Volatility.SESSION:
+            return None
+        from promptlint.analysis.conversation import HISTORY_NAME
+        from promptlint.analysis.volatility import snake
+
+        if not any(HISTORY_NAME.search(snake(n.rsplit(".", 1)[-1])) for n in base.names if n):
+            return None
+        return Opaque(self.src(node), Verdict(Volatility.REQUEST, f"the latest message of {short(base.label)}: "
+                                                                  "new on every turn"), node, names=base.names)
 
     def sliced(self, base: ListV, where: cst.Slice, frame: Frame) -> ListV | None:
         """A slice with constant bounds of a list known item by item, or

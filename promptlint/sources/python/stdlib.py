@@ -338,13 +338,13 @@ def method(flow, base, attr: str, node: cst.Call, frame):
         kwargs = call_kwargs(flow, node, frame, keywords)
         if args and isinstance(args[0], DictV):
             kwargs = {**_dict_kwargs(args[0]), **kwargs}
-        return StrV(render_fields(flow, base.text, strs.scan_jinja_fields, [], kwargs), node)
+        return StrV(render_fields(flow, base.text, strs.scan_jinja_fields, [], kwargs, dict(keywords)), node)
     if isinstance(base, TemplV) and base.style != "jinja" and attr in ("substitute", "safe_substitute"):
         args = [flow.eval(a, frame) for a in positional]
         kwargs = call_kwargs(flow, node, frame, keywords)
         if args and isinstance(args[0], DictV):
             kwargs = {**_dict_kwargs(args[0]), **kwargs}
-        return StrV(render_fields(flow, base.text, strs.scan_dollar, [], kwargs), node)
+        return StrV(render_fields(flow, base.text, strs.scan_dollar, [], kwargs, dict(keywords)), node)
     if isinstance(base, DictV):
         if attr == "get" and positional:
             key = literal_text(flow.eval(positional[0], frame))

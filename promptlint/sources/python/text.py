@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+import libcst as cst
+
 from promptlint.analysis.volatility import no_evidence
 from promptlint.sources.python import strings as strs
 from promptlint.sources.python.strings import Lit, merge
@@ -50,10 +52,12 @@ def str_method(flow, base: StrV, attr, node, frame, positional, keywords):
                 spread = flow.eval(a.value, frame)
                 if isinstance(spread, ListV):
                     args += spread.items
-        return StrV(render_fields(flow, base, strs.scan_format, args, kwargs), node)
+        written = written_arguments(positional, keywords) if not any(a.star for a in node.args) else None
+        return StrV(render_fields(flow, base, strs.scan_format, args, kwargs, written), node)
     if attr == "format_map" and args:
         kwargs = _dict_kwargs(args[0]) if isinstance(args[0], DictV) else {}
-        return StrV(render_fields(flow, base, strs.scan_format, [], kwargs), node)
+        written = _dict_arguments(args[0]) if isinstance(args[0], DictV) else None
+        return StrV(render_fields(flow, base, strs.scan_format, [], kwargs, written), node)
     if attr == "join" and args:
         return StrV(join(flow, base, args[0], positional[0]), node)
     if attr in ("strip", "lstrip", "rstrip"):
@@ -138,9 +142,13 @@ def _at(flow, op: Opaque, where) -> list:
 
 
 
-def render_fields(flow, text: StrV, scanner, args: list, kwargs: dict) -> list:
+def render_fields(flow, text: StrV, scanner, args: list, kwargs: dict, written: dict | None = None) -> list:
     """A `.format`/`%`/`Template` string with its fields replaced by the
-    arguments' values; a field with no argument stays a slot named by it."""
+    arguments' values; a field with no argument stays a slot named by it.
+    `written`: the argument expressions of the call (keyword name or
+    position -> node): a value passed there is placed at its argument, the
+    line where it enters the prompt (where a reader looks for it, and where
+    its fix goes), not at the field it fills."""
     out: list = []
     auto = 0
     for seg in merge(text.segs):
@@ -176,11 +184,38 @@ def render_fields(flow, text: StrV, scanner, args: list, kwargs: dict) -> list:
                 out.append(variable_slot(root if root and not root.isdigit() else label, label,
                                          flow.file_span(*span), flow.ctx))
                 continue
-            if span[0] == span[1] and value_node(value) is not None:
+            argument = (written or {}).get(root if root and not root.isdigit() else int(root or 0))
+            if argument is not None and _in_file(flow, argument):
+                span = flow.span(argument)
+            elif span[0] == span[1] and value_node(value) is not None:
                 # the field is not written in this file (a template file the code loads):
                 # the value enters the prompt at the argument that fills it
                 span = flow.span(value_node(value))
             out += fill(flow, value, conversion, spec, value_node(value) or text.node, label, span)
+    return out
+
+
+def _in_file(flow, node) -> bool:
+    try:
+        flow.span(node)
+    except KeyError:
+        return False
+    return True
+
+
+def written_arguments(positional, keywords) -> dict:
+    """The argument expressions of a call, by keyword name and by position."""
+    out: dict = dict(enumerate(positional))
+    out.update(keywords)
+    return out
+
+
+def _dict_arguments(d: DictV) -> dict:
+    """The value expressions of a dict literal written in the call (`% {"name": user}`), by key."""
+    out = {}
+    for (k, _), element in zip(d.pairs, d.key_nodes):
+        if k is not None and isinstance(element, cst.DictElement) and literal_text(k) is not None:
+            out[literal_text(k)] = element.value
     return out
 
 
@@ -207,7 +242,7 @@ def _field_path(flow, value, rest: str, label: str):
 
 def percent(flow, text: StrV, rhs, node):
     if isinstance(rhs, DictV):
-        return StrV(render_fields(flow, text, strs.scan_percent, [], _dict_kwargs(rhs)), node)
+        return StrV(render_fields(flow, text, strs.scan_percent, [], _dict_kwargs(rhs), _dict_arguments(rhs)), node)
     args = list(rhs.items) if isinstance(rhs, ListV) and rhs.is_tuple else [rhs]
     return StrV(render_fields(flow, text, strs.scan_percent, args, {}), node)
 
