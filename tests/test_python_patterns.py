@@ -27,6 +27,10 @@ EXPECTED = {
     # messages[-1] of the conversation is this turn's (retrieved documents): formatted into the
     # system message ahead of the history, it throws the conversation's prefix away every turn
     "retrieval/answer.py": [("PL001", 21, 91, "error")],
+    # LLMChain(prompt=TEMPLATE) of another module, run with a dict of inputs: the goal enters at
+    # the dict's value; the template's own module reports its field where nothing fills it
+    "chains/code_tool.py": [("PL001", 11, 42, "error")],
+    "chains/prompts.py": [("PL001", 7, 44, "error"), ("PL008", 9, 61, "info")],
     # json.dumps of call data without sort_keys ahead of fixed instructions (a user message follows)
     "adapters/tool_calls.py": [("PL005", 13, 66, "warning")],
     # Agent(instructions=...) of an agent SDK

@@ -77,7 +77,8 @@ _HINTS = re.compile(
     r"|^[ \t]*\w*(?:prompt|template|instructions)\w*[ \t]*(?::[^=\n]*)?=(?!=)"
     r"|\bdef[ \t]+\w*(?:prompt|instructions|messages)\w*[ \t]*\("
     r"|[\"']role[\"'][ \t]*:[ \t]*[\"'](?:system|developer|user|assistant)[\"']"
-    r"|\([ \t]*[\"'](?:system|developer)[\"'][ \t]*,",
+    r"|\([ \t]*[\"'](?:system|developer)[\"'][ \t]*,"
+    r"|chain\.a?(?:run|predict|invoke|call|batch|stream)\(|from_chain\(",
     re.I | re.M)
 _PROMPT_CONSTANT = re.compile(r"^(?:\w*_)?(?:prompt|template|instructions)$", re.I)
 # build_system_prompt, get_instructions, make_messages, get_system_message (not test_* functions)

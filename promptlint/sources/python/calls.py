@@ -31,7 +31,7 @@ from promptlint.sources.placeholders import detect_style, fallback_style, parse_
 from promptlint.sources.python.stdlib import LC_TEMPLATES, _lc_style, lc_template_method
 from promptlint.sources.python.strings import Lit, merge
 from promptlint.sources.python.values import (
-    ConstV, DictV, ListV, LoopV, MsgV, Opaque, Spread, StrV, literal_text,
+    ConstV, DictV, ListV, LoopV, MsgV, Opaque, Spread, StrV, TemplV, literal_text,
 )
 
 LC_ROLES = {"system": "system", "human": "user", "user": "user", "ai": "assistant", "assistant": "assistant",
@@ -333,6 +333,8 @@ def might_send(call: cst.Call) -> bool:
         return True
     if _agent_run(chain, keywords, call) or _agent_definition(last, keywords):
         return True
+    if _chain_run(chain, call):
+        return True
     if last in _LC_INVOKE and call.args and call.args[0].keyword is None:
         first = call.args[0].value
         if isinstance(first, cst.List):
@@ -443,10 +445,57 @@ def site(flow, call: cst.Call, frame):
         sections.append(build.system(ev(positional[0]), positional[0]))
         sections += build.messages(ev(positional[1]), positional[1])
         kind = "openai"
+    elif _chain_run(chain, call) and (filled := _chain_inputs(flow, call, positional, keywords, ev, frame)):
+        # chain.run(goal=goal), chain.invoke({"goal": goal}), from_chain(chain, {...}): the
+        # chain's template filled with the inputs, each value at the argument that passes it
+        sections.append(build.section(flow.ctx.default_role, build.content(filled), call))
+        kind = "langchain"
     else:
         return None
     model = literal_text(ev(keywords["model"])) if "model" in keywords else None
     return sections, model, kind, build.literal
+
+
+# Running a LangChain chain: its methods, and a function given the chain (lanarky's from_chain).
+_CHAIN_RUN = ("run", "arun", "predict", "apredict", "invoke", "ainvoke", "acall", "call", "batch", "stream",
+              "astream", "from_chain")
+
+
+def _chain_run(chain: list[str], call: cst.Call) -> bool:
+    """A run of something named a chain (`qa_chain.run(...)`, `self.chain.invoke({...})`,
+    `StreamingResponse.from_chain(chain, {...})`), given inputs: syntax only."""
+    if chain[-1] not in _CHAIN_RUN:
+        return False
+    named = any("chain" in part.lower() for part in chain[:-1]) or any(
+        isinstance(a.value, cst.Name) and "chain" in a.value.value.lower() for a in call.args if a.keyword is None)
+    return named and (any(a.keyword is not None for a in call.args) or any(isinstance(a.value, cst.Dict)
+                                                                          for a in call.args))
+
+
+def _chain_inputs(flow, call: cst.Call, positional, keywords, ev, frame) -> StrV | None:
+    """The chain's template with the run's inputs filled in, None when the
+    run is not given a chain we know."""
+    from promptlint.sources.python import strings as strs
+    from promptlint.sources.python.text import _dict_arguments, _dict_kwargs, render_fields
+
+    candidates = [call.func.value] if isinstance(call.func, cst.Attribute) else []
+    template = next((v for v in (ev(n) for n in candidates + positional) if isinstance(v, TemplV)
+                     and v.style == "format"), None)
+    if template is None:
+        return None
+    kwargs, written = {}, {}
+    for node in positional:
+        value = ev(node)
+        if isinstance(value, DictV):
+            kwargs.update(_dict_kwargs(value))
+            written.update(_dict_arguments(value))
+    for key, node in keywords.items():
+        if key not in ("callbacks", "config", "tags", "metadata", "return_only_outputs", "media_type"):
+            kwargs[key] = ev(node)
+            written[key] = node
+    if not kwargs:
+        return None
+    return StrV(render_fields(flow, template.text, strs.scan_format, [], kwargs, written), call)
 
 
 # Agent frameworks: the agent's own instructions, and the task a run is given.

@@ -473,6 +473,9 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
     message = role_content_message(flow, node, frame)
     if message is not None:
         return message
+    chained = prompt_chain(flow, last, node, frame)
+    if chained is not None:
+        return chained
     wrapped = prompt_wrapper(flow, last, node, frame)
     if wrapped is not None:
         return wrapped
@@ -554,6 +557,21 @@ def _call_verdict(flow, dotted: str) -> Verdict:
 
 
 _WRAPPER = re.compile(r"^\w*(?:Prompt|Template|Instructions?)$")
+
+
+def prompt_chain(flow, callee: str, node: cst.Call, frame):
+    """`LLMChain(llm=model, prompt=PROMPT)` (LangChain's chains): the chain
+    is its prompt template, filled when it runs (`chain.run(goal=...)`,
+    `chain.invoke({...})`; see calls.site)."""
+    if not callee.endswith("Chain"):
+        return None
+    _, keywords = _args(node)
+    if "prompt" not in keywords:
+        return None
+    value = flow.eval(keywords["prompt"], frame)
+    if isinstance(value, TemplV):
+        return value
+    return TemplV(value, node, style="format") if isinstance(value, StrV) else None
 
 
 def prompt_wrapper(flow, callee: str, node: cst.Call, frame):
