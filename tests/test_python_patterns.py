@@ -30,6 +30,10 @@ EXPECTED = {
     # LLMChain(prompt=TEMPLATE) of another module, run with a dict of inputs: the goal enters at
     # the dict's value; the template's own module reports its field where nothing fills it
     "chains/code_tool.py": [("PL001", 11, 42, "error")],
+    # a service method given a Jinja file by its path under templates/ and the values by keyword
+    # (private-gpt's layout): the builder is read for the file it renders, the question enters at
+    # its argument, ahead of the history the template loops over
+    "summaries/builder.py": [("PL001", 12, 23, "error")],
     "chains/prompts.py": [("PL001", 7, 44, "error"), ("PL008", 9, 61, "info")],
     # json.dumps of call data without sort_keys ahead of fixed instructions (a user message follows)
     "adapters/tool_calls.py": [("PL005", 13, 66, "warning")],

@@ -78,7 +78,8 @@ _HINTS = re.compile(
     r"|\bdef[ \t]+\w*(?:prompt|instructions|messages)\w*[ \t]*\("
     r"|[\"']role[\"'][ \t]*:[ \t]*[\"'](?:system|developer|user|assistant)[\"']"
     r"|\([ \t]*[\"'](?:system|developer)[\"'][ \t]*,"
-    r"|chain\.a?(?:run|predict|invoke|call|batch|stream)\(|from_chain\(",
+    r"|chain\.a?(?:run|predict|invoke|call|batch|stream)\(|from_chain\("
+    r"|[\"'][\w./-]+\.(?:j2|jinja2?)[\"']",
     re.I | re.M)
 _PROMPT_CONSTANT = re.compile(r"^(?:\w*_)?(?:prompt|template|instructions)$", re.I)
 # build_system_prompt, get_instructions, make_messages, get_system_message (not test_* functions)
@@ -88,6 +89,7 @@ _PROMPT_FUNCTION = re.compile(r"^(?!test_)\w*?(?:^|_)(?:prompt|instructions|syst
 # An unnamed function counts when the text it returns reads as instructions to a model.
 BUILDER_DIRECTIVES = 3
 _WORD = re.compile(r"[A-Za-z_]\w*")
+_TEMPLATE_FILE = re.compile(r"[\"'][\w./-]+\.(?:j2|jinja2?)[\"']")  # "memory/summary.j2" written out
 MIN_FUNCTION_TEXT = 40  # literal characters a prompt-named function's string needs to count as a prompt
 _USER_ROLE = re.compile(r"(?:^|_)(?:user|human)(?:_|$)", re.I)
 # `*_TEMPLATE` is also what code names URL, script and README templates: such a
@@ -138,7 +140,8 @@ def _read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
         return []
     module = _parse(file)
     collector = _Collector().collect(module)
-    if not collector.calls and not _named_prompt_candidates(module) and not _instructions(file.text):
+    if not collector.calls and not _named_prompt_candidates(module) and not _instructions(file.text) \
+            and not _TEMPLATE_FILE.search(file.text):
         return []  # nothing shaped like a prompt: skip the (costly) position pass
     flow = Flow(module, positions(module), file, ctx)
     reader = _Reader(flow, file, ctx)
@@ -626,7 +629,8 @@ class _Reader:
         if not named:  # cheap tests on the function's source before any evaluation
             start, end = flow.span(func)
             source = self.file.text[start:end]
-            if directive_score(source) < 2 and not instruction_names & set(_WORD.findall(source)):
+            if directive_score(source) < 2 and not instruction_names & set(_WORD.findall(source)) \
+                    and not _TEMPLATE_FILE.search(source):  # nor a template file it renders
                 return []
         role = "user" if _USER_ROLE.search(name) else self.ctx.default_role
         out = []

@@ -328,6 +328,28 @@ def value_attribute(flow, base: Opaque, attr: str, node, frame):
     return Opaque(flow.src(node), base.verdict, node, names=base.names, kind="name" if dotted else "expr")
 
 
+_JINJA_FILE = re.compile(r"[\w./-]+\.(?:j2|jinja2?)")
+
+
+def template_by_path(flow, node: cst.Call, frame):
+    """`service.create_prompt_template("memory/summary.j2", query=q)`,
+    `render_template("system.j2", user=name)`: a call given a Jinja
+    template file by a written-out name (found where get_template would
+    look) and values by keyword is that template rendered with them."""
+    positional, keywords = _args(node)
+    if not positional or not keywords or not isinstance(positional[0], cst.SimpleString):
+        return None
+    name = positional[0].evaluated_value
+    if not isinstance(name, str) or not _JINJA_FILE.fullmatch(name):
+        return None
+    found = files.find_template(flow, name, None)
+    text = files.load(flow, found, node) if found is not None else None
+    if text is None:
+        return None
+    kwargs = call_kwargs(flow, node, frame, keywords)
+    return StrV(render_fields(flow, text, strs.scan_jinja_fields, [], kwargs, dict(keywords)), node)
+
+
 def method(flow, base, attr: str, node: cst.Call, frame):
     """A method call on a value the flow knows."""
     positional, keywords = _args(node)
@@ -476,7 +498,7 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
     chained = prompt_chain(flow, last, node, frame)
     if chained is not None:
         return chained
-    wrapped = prompt_wrapper(flow, last, node, frame)
+    wrapped = prompt_wrapper(flow, last, node, frame) or template_by_path(flow, node, frame)
     if wrapped is not None:
         return wrapped
     known = classify_call(strip_self(dotted))

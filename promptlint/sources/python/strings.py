@@ -400,6 +400,29 @@ def scan_jinja_fields(text: str) -> list[tuple]:
     return items
 
 
+_JINJA_SET = re.compile(r"\{%-?\s*set\s+(?P<names>[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*=(?P<expr>.*?)-?%\}", re.S)
+_JINJA_FOR = re.compile(r"\{%-?\s*for\s+(?P<names>[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s+in\s+(?P<expr>.*?)-?%\}",
+                        re.S)
+_JINJA_WORD = re.compile(r"(?<![.\w'\"])[A-Za-z_]\w*")
+_JINJA_KEYWORDS = frozenset({"and", "or", "not", "in", "is", "if", "else", "true", "false", "none", "True", "False",
+                             "None", "recursive", "loop", "defined", "undefined"})
+
+
+def jinja_bindings(text: str) -> dict[str, tuple[str, ...]]:
+    """Names a Jinja template binds itself (`{% set x = expr %}`, `{% for x
+    in expr %}`), each with the names its expression reads (filters and
+    tests left out): a field of such a name is not an input of the template
+    but derived from those."""
+    out: dict[str, tuple[str, ...]] = {}
+    for pattern in (_JINJA_SET, _JINJA_FOR):
+        for m in pattern.finditer(text):
+            expr = re.sub(r"\|\s*[A-Za-z_]\w*|\bis\s+(?:not\s+)?[A-Za-z_]\w*|(['\"]).*?\1", " ", m.group("expr"))
+            reads = tuple(dict.fromkeys(w for w in _JINJA_WORD.findall(expr) if w not in _JINJA_KEYWORDS))
+            for name in re.split(r"\s*,\s*", m.group("names").strip()):
+                out.setdefault(name, reads)
+    return out
+
+
 def scan_dollar(text: str) -> list[tuple]:
     """string.Template: `$name`, `${name}`, `$$`."""
     items: list[tuple] = []

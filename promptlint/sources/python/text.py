@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from promptlint.analysis.volatility import no_evidence
+from promptlint.analysis.volatility import UNKNOWN, no_evidence
 from promptlint.sources.python import strings as strs
 from promptlint.sources.python.strings import Lit, merge
 from promptlint.sources.python.values import (
@@ -151,6 +151,8 @@ def render_fields(flow, text: StrV, scanner, args: list, kwargs: dict, written: 
     its fix goes), not at the field it fills."""
     out: list = []
     auto = 0
+    bound = strs.jinja_bindings("".join(s.text for s in text.segs if isinstance(s, Lit))) \
+        if scanner is strs.scan_jinja_fields else {}
     for seg in merge(text.segs):
         if not isinstance(seg, Lit):
             out.append(seg)
@@ -180,6 +182,9 @@ def render_fields(flow, text: StrV, scanner, args: list, kwargs: dict, written: 
                 value = _field_path(flow, value, rest, label)
             if value is not None and root and not root.isdigit():
                 value = named_by(flow.ctx, root, value)
+            if value is None and root in bound:
+                out.append(_bound_in_template(flow, root, label, bound, kwargs, flow.file_span(*span)))
+                continue
             if value is None:
                 out.append(variable_slot(root if root and not root.isdigit() else label, label,
                                          flow.file_span(*span), flow.ctx))
@@ -193,6 +198,33 @@ def render_fields(flow, text: StrV, scanner, args: list, kwargs: dict, written: 
                 span = flow.span(value_node(value))
             out += fill(flow, value, conversion, spec, value_node(value) or text.node, label, span)
     return out
+
+
+def _bound_in_template(flow, root: str, label: str, bound: dict, kwargs: dict, span):
+    """A field of a name the template binds itself (`{% set outputs = layout
+    | first %}`): as volatile as what its binding reads, the values the
+    call passes for those (its own name is no evidence)."""
+    from promptlint.ir import Slot, SlotKind
+
+    reads, seen, todo = [], {root}, list(bound[root])
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in bound:
+            todo.extend(bound[name])
+        else:
+            reads.append(name)
+    passed = [(n, kwargs[n]) for n in reads if n in kwargs]
+    if passed:
+        name, value = max(passed, key=lambda p: flow.verdict(p[1]).volatility)
+        verdict = flow.verdict(value)
+        reason = f"{root} is set in the template from {name}: {verdict.reason}"
+    else:  # what it reads is an input nothing passes: that input's own evidence
+        verdict = max((flow.ctx.variables.resolve(n) for n in reads), key=lambda v: v.volatility, default=UNKNOWN)
+        reason = f"{root} is set in the template from {', '.join(reads) or 'constants'}: {verdict.reason}"
+    return Slot(label, SlotKind.VARIABLE, verdict.volatility, reason, span, names=tuple(reads) or (root,))
 
 
 def _in_file(flow, node) -> bool:
