@@ -523,6 +523,22 @@ def react(task):
     assert "None" not in text_of(t.sections[0].parts)
 
 
+def test_a_template_we_cannot_read_filled_with_a_request_value(tmp_path):
+    """`config["system"].format(**kwargs)`: the text comes from outside the
+    code, but filled with the retrieved documents it changes per request,
+    from the call that fills it."""
+    src = '''\
+def answer(client, settings, question, retriever):
+    kwargs = {"knowledge": "\\n".join(retriever.search(question))}
+    system = settings["system"].format(**kwargs)
+    return client.chat.completions.create(model="gpt-4.1", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": question}])
+'''
+    t = one(load(tmp_path, src))
+    (filled,) = [s for s in t.slots() if "filled with" in s.reason]
+    assert filled.volatility is V.REQUEST and "settings" in filled.reason
+
+
 def test_local_variables_last_assignment_before_use(tmp_path):
     src = '''\
 from datetime import date, datetime

@@ -408,6 +408,10 @@ def opaque_method(flow, base: Opaque, attr: str, node, frame, positional):
                 verdict = Verdict(V.DAY, f"the date of {short(base.label)}: changes once a day")
             return replace(base, label=flow.src(node), node=node, span=None, clock="date", verdict=verdict,
                            samples=clock_samples("date"))
+    if attr in _FILLS and not base.path:
+        filled = _filled_unknown(flow, base, attr, node, frame, positional)
+        if filled is not None:
+            return filled
     if attr in PATH_LISTINGS:
         return _listing(flow, node, f".{attr}()")
     if base.path and attr in ("parent", "with_name", "with_suffix", "joinpath", "resolve", "absolute",
@@ -442,6 +446,29 @@ def opaque_method(flow, base: Opaque, attr: str, node, frame, positional):
     if attr in ("items", "keys", "values", "copy") and base.order:
         return replace(base, label=flow.src(node), node=node, span=None)
     return None
+
+
+_FILLS = ("format", "format_map", "replace", "substitute", "safe_substitute", "render")
+
+
+def _filled_unknown(flow, base: Opaque, attr: str, node: cst.Call, frame, positional):
+    """A template we cannot read (from config, a database, another
+    service) filled with values (`prompt_config["system"].format(**kwargs)`):
+    the text it gives changes with the most volatile value, from the call
+    that fills it. None when no value changes more often than the template."""
+    _, keywords = _args(node)
+    values = [flow.eval(a, frame) for a in positional[1 if attr == "replace" else 0:]]
+    values += list(call_kwargs(flow, node, frame, keywords).values())
+    for v in list(values):
+        if isinstance(v, DictV):  # format_map(mapping), render({...})
+            values += [x for _, x in v.pairs]
+    found = [(flow.verdict(v), v) for v in values]
+    verdict, value = max(found, key=lambda f: f[0].volatility, default=(None, None))
+    if verdict is None or verdict.volatility < V.USER or verdict.volatility <= base.verdict.volatility:
+        return None
+    return Opaque(flow.src(node), Verdict(verdict.volatility, f"{short(base.label)} filled with "
+                                                              f"{short(flow.label_of(value))}: {verdict.reason}"),
+                  node, names=flow.names_of(value))
 
 
 # what isinstance() says of the values the flow builds, by the type's last name
