@@ -70,7 +70,7 @@ def test_a_changed_include_re_analyses_the_template_that_includes_it(cached, tmp
     assert not [f for f in _lines(before) if f[2] == "PL001"]
     (tmp_path / "header.j2").write_text("You are the support assistant. It is {{ current_time }}.\n")
     after, said = cached("system.j2")
-    assert ("header.j2", 1, "PL001") in _lines(after) or any(f[2] == "PL001" for f in _lines(after)), after
+    assert ("header.j2", 1, "PL001") in _lines(after), after  # found in the include, through the template
     assert "0 of 1" in said
 
 

@@ -62,7 +62,8 @@ from promptlint.ir import Breakpoint, PromptTemplate, Section, Slot, SourceError
 from promptlint.sources.base import SourceContext
 from promptlint.sources.python.calls import Sections, is_message_list, lc_message_list, might_send, site
 from promptlint.sources.python.flow import Flow, OverBudget
-from promptlint.sources.python.scope import INF
+from promptlint.sources.python import files
+from promptlint.sources.python.scope import INF, last_name
 from promptlint.sources.python.values import ListV, MsgV, StrV
 from promptlint.sources.python.strings import Lit
 from promptlint.sources.python.tree import positions, walk
@@ -79,7 +80,7 @@ _HINTS = re.compile(
     r"|[\"']role[\"'][ \t]*:[ \t]*[\"'](?:system|developer|user|assistant)[\"']"
     r"|\([ \t]*[\"'](?:system|developer)[\"'][ \t]*,"
     r"|chain\.a?(?:run|predict|invoke|call|batch|stream)\(|from_chain\("
-    r"|[\"'][\w./-]+\.(?:j2|jinja2?)[\"']",
+    rf"|{files.WRITTEN_JINJA_PATH.pattern}",
     re.I | re.M)
 _PROMPT_CONSTANT = re.compile(r"^(?:\w*_)?(?:prompt|template|instructions)$", re.I)
 # build_system_prompt, get_instructions, make_messages, get_system_message (not test_* functions)
@@ -89,7 +90,6 @@ _PROMPT_FUNCTION = re.compile(r"^(?!test_)\w*?(?:^|_)(?:prompt|instructions|syst
 # An unnamed function counts when the text it returns reads as instructions to a model.
 BUILDER_DIRECTIVES = 3
 _WORD = re.compile(r"[A-Za-z_]\w*")
-_TEMPLATE_FILE = re.compile(r"[\"'][\w./-]+\.(?:j2|jinja2?)[\"']")  # "memory/summary.j2" written out
 MIN_FUNCTION_TEXT = 40  # literal characters a prompt-named function's string needs to count as a prompt
 _USER_ROLE = re.compile(r"(?:^|_)(?:user|human)(?:_|$)", re.I)
 # `*_TEMPLATE` is also what code names URL, script and README templates: such a
@@ -141,7 +141,7 @@ def _read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
     module = _parse(file)
     collector = _Collector().collect(module)
     if not collector.calls and not _named_prompt_candidates(module) and not _instructions(file.text) \
-            and not _TEMPLATE_FILE.search(file.text):
+            and not files.WRITTEN_JINJA_PATH.search(file.text):
         return []  # nothing shaped like a prompt: skip the (costly) position pass
     flow = Flow(module, positions(module), file, ctx)
     reader = _Reader(flow, file, ctx)
@@ -420,7 +420,7 @@ class _Collector:
             self.message_lists.append((node.target.value, self.stack[-1], node))
 
     def visit_List(self, node):
-        if any(isinstance(el.value, cst.Call) and _callee(el.value.func) in _LC_MESSAGE_CLASSES
+        if any(isinstance(el.value, cst.Call) and last_name(el.value.func) in _LC_MESSAGE_CLASSES
                for el in node.elements):
             self.lists.append((node, self.stack[-1]))
         elif _role_list(node):
@@ -535,7 +535,7 @@ class _Reader:
         for call, scope in collector.calls:
             if id(call) in flow.used:
                 continue
-            if _callee(call.func) not in _LC_MESSAGE_CLASSES:
+            if last_name(call.func) not in _LC_MESSAGE_CLASSES:
                 continue
             flow.reads = set()
             value = flow.eval(call, flow.frame_for(scope))
@@ -630,7 +630,7 @@ class _Reader:
             start, end = flow.span(func)
             source = self.file.text[start:end]
             if directive_score(source) < 2 and not instruction_names & set(_WORD.findall(source)) \
-                    and not _TEMPLATE_FILE.search(source):  # nor a template file it renders
+                    and not files.WRITTEN_JINJA_PATH.search(source):  # nor a template file it renders
                 return []
         role = "user" if _USER_ROLE.search(name) else self.ctx.default_role
         out = []
@@ -664,12 +664,6 @@ class _Reader:
         return out
 
 
-def _callee(func) -> str | None:
-    if isinstance(func, cst.Name):
-        return func.value
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    return None
 
 
 def _has_text(sections: list[Section]) -> bool:

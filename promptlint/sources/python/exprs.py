@@ -15,7 +15,7 @@ import libcst as cst
 from promptlint.analysis.volatility import DEFAULT, Verdict, no_evidence
 from promptlint.ir import Slot, SlotKind, Volatility
 from promptlint.sources.python import files
-from promptlint.sources.python.scope import INF, Binding, Frame, Scope, _dotted_name
+from promptlint.sources.python.scope import INF, Binding, Frame, Scope, _dotted_name, last_name
 from promptlint.sources.python.strings import Lit, decode_body
 from promptlint.sources.python.values import (
     ClassV, ConstV, DictV, ForeignFuncV, FuncV, ListV, LoopV, Opaque, Spread, StrV, literal_text, named_by, relabel,
@@ -106,7 +106,7 @@ class Expressions:
         values = []
         for other in self.index.classes.values():
             init = other.methods.get("__init__")
-            if other is info or init is None or not any(_base_name(base.value) == name for base in other.node.bases):
+            if other is info or init is None or not any(last_name(base.value) == name for base in other.node.bases):
                 continue
             caller = self.index.scopes.get(id(init))
             for call in (caller.super_inits if caller is not None else ())[:MAX_RETURNS]:
@@ -350,14 +350,8 @@ class Expressions:
         """`value` with each part that came from an argument (a part written
         in the helper, no more volatile than that argument) placed at the
         argument, the most volatile one, in the call."""
-        params = func.node.params
-        positional = [*params.posonly_params, *params.params]
-        if func.bound_self and positional:
-            positional = positional[1:]
-        passed = list(zip((p.name.value for p in positional),
-                          (a.value for a in call.args if a.keyword is None and not a.star)))
-        passed += [(a.keyword.value, a.value) for a in call.args if a.keyword is not None]
-        carried = [(self.verdict(bound[name]).volatility, node) for name, node in passed if name in bound]
+        carried = [(self.verdict(bound[name]).volatility, node) for name, node in _passed(func, call)
+                   if name in bound]
         carried = [c for c in carried if c[0] >= Volatility.USER]
         if not carried:
             return value
@@ -414,17 +408,8 @@ class Expressions:
         """The parameters a call binds, evaluated here; with `defaults`, the
         defaults of those it does not pass (they are evaluated in the
         function's own module: a helper of another module passes False)."""
-        params = func.node.params
-        positional = [*params.posonly_params, *params.params]
-        if func.bound_self and positional:
-            positional = positional[1:]
-        bound: dict = {}
-        values = [a for a in call.args if a.keyword is None and not a.star]
-        for p, arg in zip(positional, values):
-            bound[p.name.value] = self.argument(p.name.value, arg.value, scope, frame)
-        for arg in call.args:
-            if arg.keyword is not None and arg.keyword.value in scope.params:
-                bound[arg.keyword.value] = self.argument(arg.keyword.value, arg.value, scope, frame)
+        bound: dict = {name: self.argument(name, node, scope, frame) for name, node in _passed(func, call)
+                       if name in scope.params}
         if defaults:
             bound.update(self.defaults(func, bound))
         return bound
@@ -440,13 +425,15 @@ class Expressions:
         return named_by(self.ctx, param, value)
 
 
-def _base_name(node) -> str | None:
-    """`Base` of `class A(Base)` or `class A(pkg.Base)`."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return None
+def _passed(func: FuncV, call: cst.Call) -> list[tuple[str, cst.CSTNode]]:
+    """(parameter, argument expression) of each argument a call passes by
+    position or keyword (`self` of a bound method skipped)."""
+    params = func.node.params
+    positional = [*params.posonly_params, *params.params]
+    if func.bound_self and positional:
+        positional = positional[1:]
+    out = list(zip((p.name.value for p in positional), (a.value for a in call.args if a.keyword is None and not a.star)))
+    return out + [(a.keyword.value, a.value) for a in call.args if a.keyword is not None]
 
 
 def _plain_text(value) -> bool:

@@ -25,6 +25,7 @@ MAX_DATA_NODES values at most.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from promptlint.ir import SourceError
@@ -34,6 +35,8 @@ from promptlint.sources.python.values import ConstV, DictV, ListV, StrV, literal
 
 _TEMPLATE_FOLDERS = ("", "templates", "prompts", "prompt_templates", "templates/prompts")
 MAX_PARENTS = 6
+JINJA_PATH = re.compile(r"[\w./-]+\.(?:j2|jinja2?)")  # "memory/summary.j2": a Jinja file named in the code
+WRITTEN_JINJA_PATH = re.compile(rf"[\"']{JINJA_PATH.pattern}[\"']")  # ... as a string literal in the source
 MAX_DATA_NODES = 20_000  # values of one parsed data file turned into ours
 MAX_DATA_DEPTH = 64
 

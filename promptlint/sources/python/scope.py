@@ -413,6 +413,15 @@ class Frame:
 
 # ---------------------------------------------------------------- syntax helpers
 
+def last_name(node) -> str | None:
+    """`Base` of `Base` or `pkg.Base`: a callee's or a base class's own name."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
+
+
 _VERBS = re.compile(r"^(get|load|fetch|build|make|format|render|read|compute|create|generate|compose|"
                     r"retrieve|find|lookup|search|current|collect)_")
 _BUILTINS = frozenset({"sorted", "list", "tuple", "set", "frozenset", "str", "repr", "dict", "len", "format",

@@ -328,9 +328,6 @@ def value_attribute(flow, base: Opaque, attr: str, node, frame):
     return Opaque(flow.src(node), base.verdict, node, names=base.names, kind="name" if dotted else "expr")
 
 
-_JINJA_FILE = re.compile(r"[\w./-]+\.(?:j2|jinja2?)")
-
-
 def template_by_path(flow, node: cst.Call, frame):
     """`service.create_prompt_template("memory/summary.j2", query=q)`,
     `render_template("system.j2", user=name)`: a call given a Jinja
@@ -340,7 +337,7 @@ def template_by_path(flow, node: cst.Call, frame):
     if not positional or not keywords or not isinstance(positional[0], cst.SimpleString):
         return None
     name = positional[0].evaluated_value
-    if not isinstance(name, str) or not _JINJA_FILE.fullmatch(name):
+    if not isinstance(name, str) or not files.JINJA_PATH.fullmatch(name):
         return None
     found = files.find_template(flow, name, None)
     text = files.load(flow, found, node) if found is not None else None
