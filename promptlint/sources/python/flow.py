@@ -101,6 +101,7 @@ class Flow(Loops, Expressions, ToIR):
         self._returns: dict[int, tuple] = {}
         self._over_steps = False
         self._mutating: set[int] = set()  # ids of list bindings whose growth is being read
+        self.pinned: dict[int, object] = {}  # slots of filled text (Opaque.pinned), by id: they stay where filled
         self.attrs_open: set[int] = set()  # ids of the class and self. attribute bindings being evaluated
         self.used: set[int] = set()  # ids of calls and lists a prompt has taken as its messages
         self.repeated: dict[tuple[int, str], bool] = {}  # (caller, helper): called more than once there
@@ -303,7 +304,7 @@ class Flow(Loops, Expressions, ToIR):
         f = frame
         while f is not None:
             if name in f.bound:
-                return f.bound[name]
+                return self.items_set(name, f.bound[name], f, at)
             binding = f.scope.last(name, at)
             later = f.scope.rebound_later_in_loop(name, at) if carried and not f.scope.is_module else []
             if later:
@@ -311,7 +312,7 @@ class Flow(Loops, Expressions, ToIR):
             if binding is not None:
                 return self.branched(name, binding, f, at)
             if name in f.scope.params:
-                return self.parameter(name, f)
+                return self.items_set(name, self.parameter(name, f), f, at)
             if f.parent is None:
                 break
             at = INF if f.parent.scope.is_module else f.scope.start
@@ -376,6 +377,22 @@ class Flow(Loops, Expressions, ToIR):
         line = self.file.position(later[0].start)[0]
         return Opaque(name, Verdict(verdict.volatility, f"rebound in the loop (line {line}): {verdict.reason}"),
                       node, names=(name,), kind="name")
+
+    def items_set(self, name: str, value, frame: Frame, at: float):
+        """A parameter (or an inlined function's argument) with keys assigned
+        in the body before `at` (`kwargs["knowledge"] = chunks`, then
+        `template.format(**kwargs)`): the mapping it came as, with those keys."""
+        if frame.scope.is_module:
+            return value
+        changes = [m for m in frame.scope.mutations_between(name, frame.scope.start, at)
+                   if m.method == "setitem" and isinstance(m.keys[0], str)]
+        if not changes or not isinstance(value, (Opaque, DictV)):
+            return value
+        if isinstance(value, Opaque):
+            value = DictV([(None, value)], value.node, [None])
+        for m in changes:
+            value = self.set_item(value, m.keys, self.eval(m.call.value, frame), bool(m.arms))
+        return value
 
     def parameter(self, name: str, frame: Frame) -> Opaque:
         verdict = self.ctx.variables.resolve(name)
@@ -515,7 +532,7 @@ class Flow(Loops, Expressions, ToIR):
                 if isinstance(k, StrV) and literal_text(k) == key:
                     pairs[i] = (k, self.set_item(v, rest, new, maybe))
                     return DictV(pairs, container.node, nodes)
-            if rest or any(k is None for k, _ in pairs):  # a key behind a ** spread may be it
+            if rest:  # `d["a"]["b"] = v` with "a" unknown here (behind a ** spread, or a KeyError)
                 return container
             return DictV(pairs + [(StrV([Lit.synthetic(key, 0, 0)]), new)], container.node, nodes + [None])
         if isinstance(container, ListV) and isinstance(key, int):

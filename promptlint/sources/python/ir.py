@@ -24,14 +24,15 @@ class ToIR:
         "\n".join(random.sample(...))`, `request_id = str(uuid4())`) is
         reported where it enters the prompt (the name, the f-string field, the
         placeholder), not where it was computed. A loop whose order varies
-        stays at its comprehension: that is what the fix rewrites."""
+        stays at its comprehension: that is what the fix rewrites; text filled
+        from a template we cannot read stays at its fill (it entered there)."""
         if not isinstance(value, StrV):
             return value
         slots = [s for s in value.segs if isinstance(s, Slot)]
         if len(slots) != 1 or any(isinstance(s, Lit) and s.text.strip() for s in value.segs):
             return value
         slot = slots[0]
-        if slot.order_varies or slot.kind is SlotKind.CONDITIONAL:
+        if slot.order_varies or slot.kind is SlotKind.CONDITIONAL or id(slot) in self.pinned:
             return value
         label = label or self.src(node)
         s, e = span or self.span(node)
@@ -107,8 +108,11 @@ class ToIR:
         start, end = op.span if op.span is not None else (self.span(op.node) if op.node is not None else (0, 0))
         samples = op.samples or (self.ctx.variables.samples_for(op.names[0]) if op.names else ())
         kind = SlotKind.VARIABLE if op.kind == "name" else SlotKind.EXPRESSION
-        return Slot(short(op.label), kind, verdict.volatility, verdict.reason, self.file_span(start, end),
+        slot = Slot(short(op.label), kind, verdict.volatility, verdict.reason, self.file_span(start, end),
                     names=op.names, samples=samples, fix=op.fix)
+        if op.pinned:
+            self.pinned[id(slot)] = slot
+        return slot
 
     def loop_slot(self, loopv: LoopV) -> Slot:
         verdict = loopv.verdict

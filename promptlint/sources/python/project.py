@@ -312,6 +312,8 @@ def carry(value, flow):
         return dataclasses.replace(value, content=content, node=None)
     if isinstance(value, TemplV):
         return TemplV(carry(value.text, flow), None, value.style)
+    if isinstance(value, Opaque) and value.pinned:  # filled text: it stays where it was filled
+        return StrV([flow.slot(value)])
     if isinstance(value, Opaque):
         return dataclasses.replace(value, node=None, span=None, fix=None)
     return Opaque(flow.label_of(value), flow.verdict(value), None, names=flow.names_of(value))

@@ -451,21 +451,24 @@ _FILLS = ("format", "format_map", "replace", "substitute", "safe_substitute", "r
 def _filled_unknown(flow, base: Opaque, attr: str, node: cst.Call, frame, positional):
     """A template we cannot read (from config, a database, another
     service) filled with values (`prompt_config["system"].format(**kwargs)`):
-    the text it gives changes with the most volatile value, from the call
-    that fills it. None when no value changes more often than the template."""
+    the text it gives changes with the most volatile value, from the
+    argument that passes it (where it enters the text, wherever the result
+    is used). None when no value changes more often than the template."""
     _, keywords = _args(node)
-    values = [flow.eval(a, frame) for a in positional[1 if attr == "replace" else 0:]]
-    values += list(call_kwargs(flow, node, frame, keywords).values())
-    for v in list(values):
-        if isinstance(v, DictV):  # format_map(mapping), render({...})
-            values += [x for _, x in v.pairs]
-    found = [(flow.verdict(v), v) for v in values]
-    verdict, value = max(found, key=lambda f: f[0].volatility, default=(None, None))
+    found = [(flow.eval(a, frame), a) for a in positional[1 if attr == "replace" else 0:]]
+    found += [(flow.eval(v, frame), v) for v in keywords.values()]
+    for a in node.args:
+        if a.star == "**":
+            found.append((flow.eval(a.value, frame), a.value))
+    # **kwargs, format_map(mapping), render({...}): the values the mapping holds
+    found = [(x, arg) for v, arg in found for x in ([x for _, x in v.pairs] if isinstance(v, DictV) else [v])]
+    scored = [(flow.verdict(v), v, arg) for v, arg in found]
+    verdict, value, arg = max(scored, key=lambda f: f[0].volatility, default=(None, None, None))
     if verdict is None or verdict.volatility < V.USER or verdict.volatility <= base.verdict.volatility:
         return None
     return Opaque(flow.src(node), Verdict(verdict.volatility, f"{short(base.label)} filled with "
                                                               f"{short(flow.label_of(value))}: {verdict.reason}"),
-                  node, names=flow.names_of(value))
+                  node, names=flow.names_of(value), span=flow.span(arg), pinned=True)
 
 
 # what isinstance() says of the values the flow builds, by the type's last name

@@ -99,6 +99,8 @@ class Opaque:
     span: tuple[int, int] | None = None  # where it sits, when not at `node` (a format placeholder)
     path: bool = False  # a pathlib.Path
     where: str | None = None  # the filesystem path it names, when the code writes it out (files)
+    pinned: bool = False  # text filled at its own call (a template we cannot read): reported there, where it is used
+
 
     def effective(self) -> Verdict:
         if self.order and self.verdict.volatility < V.NONDETERMINISTIC:
@@ -214,7 +216,11 @@ def strongest(verdicts) -> Verdict:
 
 
 def relabel(op: Opaque, label: str, node=None, span=None, prefix: bool = True) -> Opaque:
-    """The same value seen at another place (where a name or a call puts it)."""
+    """The same value seen at another place (where a name or a call puts it);
+    a pinned value keeps its own place: the line where its volatile part
+    entered the text."""
+    if op.pinned:
+        node, span = op.node, op.span
     reason = op.verdict.reason
     if prefix and op.label != label:
         reason = f"{label} is {short(op.label)}: {reason}"
