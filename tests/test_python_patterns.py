@@ -211,6 +211,28 @@ def test_the_per_file_time_budget_keeps_what_was_read_and_says_where_it_stopped(
     assert "1 file only partly analysed" in result.stdout
 
 
+def test_a_budget_that_runs_out_inside_an_imported_module_is_info_at_the_importing_file(tmp_path, monkeypatch):
+    # the budget is the importing file's, shared with the modules it reads: it can run out on a
+    # node of another file (once an internal error, KeyError on that node, on a real repository)
+    from promptlint.sources.python import flow as flow_module
+
+    (tmp_path / "helpers.py").write_text("def rules():\n    return 'Answer in English. ' * 40\n")
+    (tmp_path / "agent.py").write_text("from helpers import rules\n\nSYSTEM_PROMPT = rules() + 'Be brief.'\n")
+    real_eval = flow_module.Flow.eval
+
+    def eval_until_helpers(self, node, frame):
+        if self.file.path.name == "helpers.py":
+            raise flow_module.OverBudget(node, self)
+        return real_eval(self, node, frame)
+
+    monkeypatch.setattr(flow_module.Flow, "eval", eval_until_helpers)
+    result = invoke(tmp_path, "check", "agent.py")
+    assert result.exit_code == 0, result.stderr
+    assert "internal error" not in result.stderr
+    assert ("info: agent.py:1:1: the Python reader stopped in this file (reading helpers.py, which it imports) "
+            "after 20 s, its per-file budget: 0 prompts were read") in result.stderr
+
+
 # ------------------------------------------------------------------ fix on the new shapes
 
 def test_fix_sorts_a_listing_in_a_tool_list_keeps_the_mode_and_is_idempotent(tmp_path):

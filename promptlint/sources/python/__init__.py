@@ -149,10 +149,12 @@ def _read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
     try:
         reader.run(collector)
     except OverBudget as exc:
-        where = reader.span(exc.node) if exc.node is not None else None
-        ctx.partial(file, where, f"the Python reader stopped here after {MAX_FILE_SECONDS:g} s, its per-file "
-                                 f"budget: {len(reader.found)} prompts were read, the rest of the file was "
-                                 "not analysed")
+        here = exc.node is not None and exc.flow is flow  # else: inside a module this file imports
+        where = reader.span(exc.node) if here else None
+        inside = "" if here or exc.flow is None else f" (reading {exc.flow.file.display_path}, which it imports)"
+        ctx.partial(file, where, f"the Python reader stopped {'here' if here else 'in this file'}{inside} after "
+                                 f"{MAX_FILE_SECONDS:g} s, its per-file budget: {len(reader.found)} prompts were "
+                                 "read, the rest of the file was not analysed")
     return reader.templates()
 
 

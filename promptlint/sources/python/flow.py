@@ -73,11 +73,16 @@ MAX_STEPS = 200_000  # expression evaluations per file
 
 
 class OverBudget(Exception):
-    """The file's wall-clock budget (Flow.deadline) ran out while evaluating `node`."""
+    """The file's wall-clock budget (Flow.deadline) ran out while evaluating
+    `node` of `flow` (the file's own, or a module it imports: the budget is
+    shared, so the node may be of another file)."""
 
-    def __init__(self, node):
+    def __init__(self, node, flow=None):
         super().__init__("over the per-file time budget")
         self.node = node
+        self.flow = flow
+
+
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
@@ -142,7 +147,7 @@ class Flow(Loops, Expressions, ToIR):
     def eval(self, node, frame: Frame):
         self.steps += 1
         if not self.steps & 1023 and time.monotonic() > self.deadline:
-            raise OverBudget(node)
+            raise OverBudget(node, self)
         key = id(node)
         if key in frame.memo:
             return frame.memo[key]
