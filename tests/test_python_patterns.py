@@ -82,6 +82,15 @@ EXPECTED = {
     # layout); a JSON file of replies read through a file handle; `a or b` with `a` an input
     "planner/agents.py": [("PL001", 26, 95, "error"), ("PL005", 41, 70, "warning")],
     "knowledge/prompts/loader.py": [],
+    # prompt files loaded by their bare name: by a loader of the package that builds the path at
+    # run time (Voyager's load_prompt("action_template")) and by a prompt engine we cannot read,
+    # given the values by keyword (Skyvern's prompt_engine.load_prompt(template="summary",
+    # block_cnt=...)); a LangChain message template filled by .format(programs=...); a file
+    # helper's text (load_text) fixed per release; a prompt handed to a model wrapper as prompt=
+    "runs/agent.py": [("PL001", 20, 45, "error"), ("PL001", 29, 19, "error")],
+    "runs/prompts/action_template.txt": [("PL008", 3, 1, "info")],
+    "runs/prompts/summary.j2": [("PL008", 1, 39, "info")],
+    "runs/prompts/__init__.py": [],
     # a call we cannot follow, given the question: what it returns changes with it
     "knowledge/search.py": [("PL001", 15, 42, "error")],
 }
@@ -132,6 +141,27 @@ def test_a_loaded_template_file_is_read_and_said_so():
     (slot,) = [s for s in on_call.template.slots() if s.label == "{{ context }}"]
     assert slot.volatility.label == "request" and slot.span.line_col == (20, 58)
     assert "calls now()" in slot.reason
+
+
+def test_a_prompt_file_loaded_by_name_is_read_and_a_name_that_matches_two_files_is_not_guessed(tmp_path):
+    config = from_table({}, None, DATA)
+    audit = run_audit([DATA / "runs" / "agent.py"], config, select_models(config), display_root=DATA)
+    assert "runs/agent.py:18:27: reads runs/prompts/action_template.txt: its text is the value here" in audit.notes
+    (summary,) = [p for p in audit.prompts if p.template.name == "agent:summarize_failure"]
+    assert summary.template.sections[0].role == "user"  # prompt= of a wrapper: the user's turn
+    primitives = [s for s in audit.prompts[0].template.slots() if s.label.startswith("load_text(")]
+    assert primitives and all(s.volatility.label == "static" and "read from a file by load_text()" in s.reason
+                              for s in primitives)
+    for folder in ("prompts/planner", "prompts/critic"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "task.j2").write_text("Plan the task {{ goal }}.\n" + "Follow the rules. " * 40)
+    (tmp_path / "run.py").write_text("from engine import load_prompt\n\n\ndef plan(goal):\n"
+                                     "    return llm(prompt=load_prompt('task', goal=goal) + 'Answer briefly.')\n")
+    config = from_table({}, None, tmp_path)
+    audit = run_audit([tmp_path / "run.py"], config, select_models(config), display_root=tmp_path)
+    assert "run.py:5:23: 'task' names 2 prompt files (prompts/critic/task.j2, prompts/planner/task.j2): " \
+        "not guessed" in audit.notes
+    assert not any(p.has_breaker for p in audit.prompts)
 
 
 def test_a_file_outside_the_project_is_not_read(tmp_path):

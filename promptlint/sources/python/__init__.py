@@ -74,7 +74,7 @@ FORMAT = "python"
 # LangChain class, a prompt-named constant or function); other files are not parsed.
 _HINTS = re.compile(
     r"\.create\(|\.parse\(|\.stream\(|\.a?generate\(|\.a?chat\(|completion\(|from_messages|from_template|PromptTemplate"
-    r"|(?:System|Human|AI)Message|\.a?invoke\(|\bmessages\s*=|\binstructions\s*="
+    r"|(?:System|Human|AI)Message|\.a?invoke\(|\bmessages\s*=|\binstructions\s*=|[(,\s](?:system_|user_)?prompt\s*=(?!=)"
     r"|^[ \t]*\w*(?:prompt|template|instructions)\w*[ \t]*(?::[^=\n]*)?=(?!=)"
     r"|\bdef[ \t]+\w*(?:prompt|instructions|messages)\w*[ \t]*\("
     r"|[\"']role[\"'][ \t]*:[ \t]*[\"'](?:system|developer|user|assistant)[\"']"
@@ -482,6 +482,7 @@ class _Reader:
         self.ctx = ctx
         self.stem = file.path.stem
         self.found: list[tuple[int, str, list[Section], str | None, Span, object]] = []  # (start, label, ...)
+        self.origins: dict[int, int] = {}  # id(found entry) -> id of the call it was read at
 
     def span(self, node) -> Span:
         return self.flow.file_span(*self.flow.span(node))
@@ -520,7 +521,10 @@ class _Reader:
     def add(self, node, scope, sections, model=None, label=None, span=None) -> None:
         start = self.flow.span(node)[0] if node is not None else span.start
         label = label or (f"{self.file.position(start)[0]}" if scope is None or scope.is_module else scope.label)
-        self.found.append((start, label, sections, model, span or self.span(node), scope))
+        entry = (start, label, sections, model, span or self.span(node), scope)
+        self.found.append(entry)
+        if node is not None:
+            self.origins[id(entry)] = id(node)
 
     def langchain_leftovers(self, collector: _Collector, consumed: set[str]) -> None:
         """LangChain message lists and messages not sent through a call we know."""
@@ -654,6 +658,10 @@ class _Reader:
         return out
 
     def templates(self) -> list[PromptTemplate]:
+        # a template the code fills (`from_template(t).format(programs=p)`) is read filled, as
+        # the prompt built from it: not also as a prompt of its own
+        if len(self.found) > 1:
+            self.found = [f for f in self.found if self.origins.get(id(f)) not in self.flow.filled]
         self.found.sort(key=lambda f: f[0])
         counts = Counter(label for _, label, *_ in self.found)
         out = []

@@ -312,11 +312,13 @@ _MESSAGEY = ("message", "msgs", "prompt", "history", "conversation", "chat", "tu
 def might_send(call: cst.Call) -> bool:
     """Whether a call has the shape of one `site` reads (before any
     evaluation: files without one are not analysed further)."""
+    keywords = {a.keyword.value for a in call.args if a.keyword is not None}
+    if keywords & {k for k, _ in _PROMPT_KEYWORDS}:
+        return True  # whatever the callee, `handler(task)(prompt=...)` included
     chain = _chain(call.func)
     if not chain:
         return False
     last = chain[-1]
-    keywords = {a.keyword.value for a in call.args if a.keyword is not None}
     if "messages" in keywords or any(a.star == "**" for a in call.args) and last in (
             "create", "parse", "stream", "completion", "acompletion", "count_tokens"):
         return True
@@ -348,9 +350,7 @@ def site(flow, call: cst.Call, frame):
     """(sections, model, kind, written) of a call that sends a prompt, else
     None; `written` is False for a wrapper that only passes its caller's
     messages through (`create(messages=messages)` with `messages` a parameter)."""
-    chain = _chain(call.func)
-    if not chain:
-        return None
+    chain = _chain(call.func) or [""]  # "": a callee that is itself a call (`handler(task)(prompt=...)`)
     last = chain[-1]
     keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
     positional = [a.value for a in call.args if a.keyword is None and not a.star]
@@ -450,10 +450,40 @@ def site(flow, call: cst.Call, frame):
         # chain's template filled with the inputs, each value at the argument that passes it
         sections.append(build.section(flow.ctx.default_role, build.content(filled), call))
         kind = "langchain"
+    elif (texts := _prompt_keywords(keywords, ev)):
+        # a model wrapper given the prompt by name: `llm_api_handler(prompt=prompt,
+        # system_prompt=...)`, `llm.generate(prompt=...)`: text this file wrote
+        for key, role in texts:
+            value = ev(keywords[key])
+            sections.append(build.system(value, keywords[key]) if role == "system" else
+                            build.section("user", build.content(value), keywords[key]))
+        build.literal = True
+        kind = "wrapper"
     else:
         return None
     model = literal_text(ev(keywords["model"])) if "model" in keywords else None
     return sections, model, kind, build.literal
+
+
+# A call given its prompt by keyword, whatever the callee: the system text first.
+_PROMPT_KEYWORDS = (("system_prompt", "system"), ("system_message", "system"), ("prompt", "user"),
+                    ("user_prompt", "user"))
+
+
+def _prompt_keywords(keywords, ev) -> list[tuple[str, str]]:
+    """The (keyword, role) pairs of a call's prompt keywords whose values are
+    text this file knows, when one of them is written here (a wrapper that
+    passes its caller's prompt through is not a prompt of its own). A value
+    we only know by its name (`system_prompt=task.workflow_system_prompt`)
+    is left out: the wrapper may send it anywhere, or not at all."""
+    present = [(k, role) for k, role in _PROMPT_KEYWORDS if k in keywords and isinstance(ev(keywords[k]), StrV)]
+    if not any(_written_text(ev(keywords[k])) for k, _ in present):
+        return []
+    return present
+
+
+def _written_text(value) -> bool:
+    return isinstance(value, StrV) and any(isinstance(s, Lit) and s.text.strip() for s in value.segs)
 
 
 # Running a LangChain chain: its methods, and a function given the chain (lanarky's from_chain).

@@ -297,6 +297,8 @@ class Expressions:
         if isinstance(callee, (FuncV, ForeignFuncV)):
             inlined = self.inline(callee, node, frame) if isinstance(callee, FuncV) else \
                 self.project.call(self, callee, node, frame)
+            if isinstance(inlined, Opaque):  # a loader we followed without finding its file's text
+                inlined = self.stdlib.template_by_name(self, last_name(func) or "", node, frame) or inlined
             if inlined is not None:
                 return inlined
         return self.stdlib.unknown_call(self, node, frame, qual or _dotted_name(func) or self.src(func))

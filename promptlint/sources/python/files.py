@@ -97,6 +97,47 @@ def find_template(flow, name: str, folder: str | None) -> Path | None:
     return None
 
 
+# a prompt file a loader finds by its bare name: load_prompt("action_template")
+PROMPT_SUFFIXES = (".j2", ".jinja", ".jinja2", ".prompt", ".txt", ".md", ".tmpl")
+JINJA_SUFFIXES = (".j2", ".jinja", ".jinja2", ".prompt")
+_PROMPT_FOLDERS = ("prompts", "templates", "prompt_templates")
+BARE_NAME = re.compile(r"[A-Za-z0-9_][\w.-]*(?:/[\w.-]+)*")
+
+
+def find_by_name(flow, name: str) -> tuple[Path | None, list[Path]]:
+    """A prompt file a loader is given by its bare name (`load_prompt(
+    "action_template")`, `prompt_engine.load_prompt("summarize")`,
+    `convo.template("implement_changes")`): `name` plus a prompt suffix,
+    beside the module or in a prompts/templates folder of the module's
+    package or its parents (directly, one folder down, or one folder above
+    it: skyvern/forge/prompts/skyvern/x.j2 from skyvern/services/). The
+    nearest base wins; at equal distance, the one in a folder named like the
+    module (code_monkey.py: prompts/code-monkey/); ties left are ambiguous
+    (None, with the candidates)."""
+    if not BARE_NAME.fullmatch(name) or Path(name).suffix.lower() in PROMPT_SUFFIXES:
+        return None, []
+    here = flow.file.path.parent
+    root = Path(flow.ctx.root).resolve()
+    stem = re.sub(r"[-_]", "", flow.file.path.stem.lower())
+    for base in [here, *list(here.parents)[:MAX_PARENTS]]:
+        found: list[Path] = []
+        patterns = [name + "{}"] + [f"{d}/{name}{{}}" for d in _PROMPT_FOLDERS] + \
+            [f"{d}/*/{name}{{}}" for d in _PROMPT_FOLDERS] + [f"*/{d}/{name}{{}}" for d in _PROMPT_FOLDERS] + \
+            [f"*/{d}/*/{name}{{}}" for d in _PROMPT_FOLDERS]
+        for pattern in patterns:
+            for suffix in PROMPT_SUFFIXES:
+                found += [p for p in base.glob(pattern.format(suffix)) if p.is_file() and _inside(p, flow)]
+        found = sorted(set(found))
+        if len(found) > 1:
+            named = [p for p in found if re.sub(r"[-_]", "", p.parent.name.lower()) == stem]
+            found = named if len(named) == 1 else found
+        if found:
+            return (found[0], found) if len(found) == 1 else (None, found)
+        if base.resolve() == root:
+            break
+    return None, []
+
+
 def package_folder(flow, dotted: str) -> str | None:
     """The folder of package `dotted` (`app.prompts`), looked for as an import
     is: under the module's folder and its ancestors, inside the project."""

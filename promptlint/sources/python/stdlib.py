@@ -347,6 +347,46 @@ def template_by_path(flow, node: cst.Call, frame):
     return StrV(render_fields(flow, text, strs.scan_jinja_fields, [], kwargs, dict(keywords)), node)
 
 
+# a function or method that loads a prompt file by name (load_prompt, get_template, convo.template)
+_LOADER = re.compile(r"(?:(?:load|get|read|render|fetch|build|make|create)_)?(?:prompt|template)(?:_template|_file)?s?",
+                     re.IGNORECASE)
+_NAME_KEYWORDS = ("template", "template_name", "name", "prompt", "prompt_name", "prompt_id", "path", "file")
+
+
+def template_by_name(flow, last: str, node: cst.Call, frame):
+    """`load_prompt("action_template")`, `prompt_engine.load_prompt(template=
+    "summarize", block_cnt=n)`, `convo.template("implement_changes", file=f)`:
+    a loader we cannot follow, given a prompt file by its bare name, is that
+    file's text; with values by keyword, rendered with them (Jinja for a
+    Jinja file or one that uses {{ }}, else str.format fields), each value
+    at the argument that passes it. A name that matches several files is
+    not guessed: a note lists them."""
+    if not _LOADER.fullmatch(last):
+        return None
+    positional, keywords = _args(node)
+    keywords = dict(keywords)
+    named = positional[0] if positional else next((keywords.pop(k) for k in _NAME_KEYWORDS if k in keywords), None)
+    if not isinstance(named, cst.SimpleString) or not isinstance(named.evaluated_value, str):
+        return None
+    found, candidates = files.find_by_name(flow, named.evaluated_value)
+    if found is None:
+        if candidates:
+            shown = ", ".join(flow.ctx.display_path(p) for p in candidates[:4])
+            flow.ctx.note(flow.file, flow.file_span(*flow.span(node)),
+                          f"{named.evaluated_value!r} names {len(candidates)} prompt files ({shown}): not guessed")
+        return None
+    text = files.load(flow, found, node)
+    if text is None or not (keywords or any(a.star == "**" for a in node.args)):
+        return text
+    kwargs = call_kwargs(flow, node, frame, keywords)
+    jinja = found.suffix.lower() in files.JINJA_SUFFIXES or "{{" in (literal_text(text) or "")
+    return StrV(render_fields(flow, text, strs.scan_jinja_fields if jinja else strs.scan_format, [], kwargs,
+                              keywords), node)
+
+
+_LC_FORMAT = ("format", "aformat", "format_messages", "aformat_messages")  # a LangChain message template's
+
+
 def method(flow, base, attr: str, node: cst.Call, frame):
     """A method call on a value the flow knows."""
     positional, keywords = _args(node)
@@ -358,6 +398,16 @@ def method(flow, base, attr: str, node: cst.Call, frame):
         if args and isinstance(args[0], DictV):
             kwargs = {**_dict_kwargs(args[0]), **kwargs}
         return StrV(render_fields(flow, base.text, strs.scan_jinja_fields, [], kwargs, dict(keywords)), node)
+    if isinstance(base, MsgV) and base.template and attr in _LC_FORMAT and isinstance(base.content, StrV) \
+            and base.style in (None, "format", "jinja"):
+        # SystemMessagePromptTemplate.from_template(t).format(programs=p): the message, filled
+        kwargs = call_kwargs(flow, node, frame, keywords)
+        if base.node is not None:
+            flow.filled.add(id(base.node))
+        scanner = strs.scan_jinja_fields if base.style == "jinja" else strs.scan_format
+        filled = MsgV(base.role, StrV(render_fields(flow, base.content, scanner, [], kwargs, dict(keywords)), node),
+                      node)
+        return ListV([filled], node) if attr.endswith("format_messages") else filled
     if isinstance(base, TemplV) and base.style != "jinja" and attr in ("substitute", "safe_substitute"):
         args = [flow.eval(a, frame) for a in positional]
         kwargs = call_kwargs(flow, node, frame, keywords)
@@ -525,7 +575,8 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
     chained = prompt_chain(flow, last, node, frame)
     if chained is not None:
         return chained
-    wrapped = prompt_wrapper(flow, last, node, frame) or template_by_path(flow, node, frame)
+    wrapped = prompt_wrapper(flow, last, node, frame) or template_by_path(flow, node, frame) or \
+        template_by_name(flow, last, node, frame)
     if wrapped is not None:
         return wrapped
     known = classify_call(strip_self(dotted))
@@ -534,6 +585,12 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
     elif frame.import_time:
         verdict = Verdict(V.DEPLOY, f"computed once at import by {short(flow.src(node))}: fixed until the "
                                     "process restarts")
+    elif _READS_FILE.fullmatch(last):
+        # U.load_text(f"{package_path}/primitives/{name}.js"): a file of the deployment, unless
+        # the path it is given changes (a user's folder)
+        verdict = derived_from(flow, node, frame) or \
+            Verdict(V.STATIC, f"read from a file by {short(flow.src(node.func))}(): fixed per release (the file "
+                              "itself is checked when it is a prompt file)")
     else:
         verdict = _call_verdict(flow, strip_self(dotted))
         if no_evidence(verdict):
@@ -542,6 +599,11 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
                                    "follow: no evidence of how often it changes (declare it in "
                                    "[tool.promptlint.variables])")
     return Opaque(flow.src(node), verdict, node, names=(call_name(dotted),))
+
+
+# a helper that returns a file's contents, by its name: load_text(path), read_file(path), load_yaml(path)
+_READS_FILE = re.compile(r"(?:load|read|open|get)_?(?:text|file|txt|json|yaml|yml|toml|contents?|file_contents?)"
+                         r"(?:_file)?", re.IGNORECASE)
 
 
 def derived_from(flow, node: cst.Call, frame) -> Verdict | None:
