@@ -91,6 +91,14 @@ EXPECTED = {
     "runs/prompts/action_template.txt": [("PL008", 3, 1, "info")],
     "runs/prompts/summary.j2": [("PL008", 1, 39, "info")],
     "runs/prompts/__init__.py": [],
+    # a conversation helper that renders an agent's prompt file by name (gpt-pilot's
+    # convo.template("implement_changes", ...)): of two files with that name, the one in the folder
+    # named like the module; the model object called with the result; Gemini's generate_content
+    # with its system_instruction; LlamaIndex's llm.complete(prompt)
+    "convo/code_monkey.py": [("PL001", 13, 23, "error")],
+    "convo/prompts/code-monkey/implement_changes.prompt": [("PL008", 2, 60, "info")],
+    "convo/prompts/reviewer/implement_changes.prompt": [],
+    "convo/travel.py": [("PL001", 22, 78, "error"), ("PL001", 27, 38, "error")],
     # a call we cannot follow, given the question: what it returns changes with it
     "knowledge/search.py": [("PL001", 15, 42, "error")],
 }
@@ -162,6 +170,18 @@ def test_a_prompt_file_loaded_by_name_is_read_and_a_name_that_matches_two_files_
     assert "run.py:5:23: 'task' names 2 prompt files (prompts/critic/task.j2, prompts/planner/task.j2): " \
         "not guessed" in audit.notes
     assert not any(p.has_breaker for p in audit.prompts)
+
+
+def test_model_calls_read_their_roles_and_an_agents_own_prompt_folder_wins():
+    config = from_table({}, None, DATA)
+    audit = run_audit([DATA / "convo" / "code_monkey.py", DATA / "convo" / "travel.py"], config,
+                      select_models(config), display_root=DATA)
+    assert ("convo/code_monkey.py:11:17: reads convo/prompts/code-monkey/implement_changes.prompt: its text is "
+            "the value here") in audit.notes
+    roles = {p.template.name: [s.role for s in p.template.sections] for p in audit.prompts}
+    assert roles["travel:plan_trip"] == ["system", "user"]  # system_instruction of the config, then contents
+    assert roles["travel:summarize"] == ["user"]
+    assert roles["code_monkey:CodeMonkey.implement_changes"] == ["user"]
 
 
 def test_a_file_outside_the_project_is_not_read(tmp_path):

@@ -337,6 +337,9 @@ def might_send(call: cst.Call) -> bool:
         return True
     if _chain_run(chain, call):
         return True
+    positional = any(a.keyword is None and not a.star for a in call.args)
+    if last in _GENAI and (positional or "contents" in keywords) or positional and _model_call(chain):
+        return True
     if last in _LC_INVOKE and call.args and call.args[0].keyword is None:
         first = call.args[0].value
         if isinstance(first, cst.List):
@@ -450,6 +453,29 @@ def site(flow, call: cst.Call, frame):
         # chain's template filled with the inputs, each value at the argument that passes it
         sections.append(build.section(flow.ctx.default_role, build.content(filled), call))
         kind = "langchain"
+    elif last in _GENAI and (positional or "contents" in keywords):
+        # Gemini: model.generate_content(prompt), client.models.generate_content(model=..., contents=...,
+        # config=GenerateContentConfig(system_instruction=...)), chat.send_message(text)
+        config = keywords.get("config")
+        if isinstance(config, cst.Call):
+            system = next((a.value for a in config.args if a.keyword is not None
+                           and a.keyword.value == "system_instruction"), None)
+            if system is not None:
+                sections.append(build.system(ev(system), system))
+        node = keywords.get("contents", positional[0] if positional else None)
+        value = ev(node)
+        if is_message_list(value):
+            sections += build.messages(value, node)
+        else:
+            sections.append(build.section("user", build.content(value), node))
+        build.literal = build.literal or not isinstance(value, Opaque)
+        kind = "gemini"
+    elif positional and _model_call(chain) and _written_text(ev(positional[0])):
+        # llm.complete(prompt) (LlamaIndex), llm.predict(text), a model object called with the
+        # text (`await llm(convo)`, `self.llm(prompt)`): text this file wrote
+        sections.append(build.section("user", build.content(ev(positional[0])), positional[0]))
+        build.literal = True
+        kind = "model"
     elif (texts := _prompt_keywords(keywords, ev)):
         # a model wrapper given the prompt by name: `llm_api_handler(prompt=prompt,
         # system_prompt=...)`, `llm.generate(prompt=...)`: text this file wrote
@@ -463,6 +489,25 @@ def site(flow, call: cst.Call, frame):
         return None
     model = literal_text(ev(keywords["model"])) if "model" in keywords else None
     return sections, model, kind, build.literal
+
+
+# Gemini's methods that send a prompt, and a model object's completion methods.
+_GENAI = ("generate_content", "generate_content_async", "generate_content_stream", "send_message",
+          "send_message_async", "send_message_stream")
+_COMPLETE = ("complete", "acomplete", "stream_complete", "astream_complete", "predict", "apredict")
+# `llm`, `self.chat_model`, `fast_llm`; not a factory (`get_llm("name")`, `load_model(path)`) nor a
+# model that takes no chat prompt (`embedding_model(text)`, `rerank_model`)
+_MODEL_NAME = re.compile(r"(?!(?:get|load|create|build|make|init|set|new|select|choose|resolve|pick)_)"
+                         r"(?!\w*(?:embed|rerank|classif|detect|token|vision|whisper|tts|speech))"
+                         r"(?:\w+_)?(?:llm|lm|model|chat_model|chat_llm)", re.IGNORECASE)
+
+
+def _model_call(chain: list[str]) -> bool:
+    """`llm.complete(...)`, `self.model.predict(...)`, or the model itself
+    called: `llm(...)`, `self.llm(...)`."""
+    if chain[-1] in _COMPLETE:
+        return len(chain) >= 2 and bool(_MODEL_NAME.fullmatch(chain[-2]))
+    return len(chain) <= 2 and bool(_MODEL_NAME.fullmatch(chain[-1])) and chain[0] in (chain[-1], "self")
 
 
 # A call given its prompt by keyword, whatever the callee: the system text first.
