@@ -99,6 +99,13 @@ EXPECTED = {
     "convo/prompts/code-monkey/implement_changes.prompt": [("PL008", 2, 60, "info")],
     "convo/prompts/reviewer/implement_changes.prompt": [],
     "convo/travel.py": [("PL001", 22, 78, "error"), ("PL001", 27, 38, "error")],
+    # self.current_page, set to "" in __init__ and assigned again in navigate(): it changes as the
+    # agent browses (agenticSeek's browser agent), as its name says
+    "browser/navigator.py": [("PL001", 17, 11, "error"), ("PL001", 18, 2, "error")],
+    # LangChain's PromptTemplate.from_file of a package resource, formatted with a ** dict whose
+    # clock has seconds (a desktop agent's layout); the Markdown file is also a prompt of its own
+    "desktop/prompt.py": [("PL001", 14, 33, "error")],
+    "desktop/system.md": [("PL001", 3, 30, "error")],
     # a call we cannot follow, given the question: what it returns changes with it
     "knowledge/search.py": [("PL001", 15, 42, "error")],
 }
@@ -182,6 +189,21 @@ def test_model_calls_read_their_roles_and_an_agents_own_prompt_folder_wins():
     assert roles["travel:plan_trip"] == ["system", "user"]  # system_instruction of the config, then contents
     assert roles["travel:summarize"] == ["user"]
     assert roles["code_monkey:CodeMonkey.implement_changes"] == ["user"]
+
+
+def test_sorted_of_a_choice_between_a_list_and_a_set_has_a_fixed_order(tmp_path):
+    # crewAI's a2ui prompt: sorted(allowed if allowed is not None else STANDARD_COMPONENTS)
+    body = ('STANDARD = {"Text", "Image", "Button", "Card", "List", "Tabs"}\n\n\n'
+            "def build_ui_system_prompt(allowed=None):\n"
+            "    components = WRAP(allowed if allowed is not None else STANDARD)\n"
+            '    return f"""You can generate rich UI. Components: {", ".join(components)}.\n""" + '
+            '"Emit one JSON message per line, never wrapped in prose or code fences. Follow the schema. " * 5\n')
+    (tmp_path / "ui.py").write_text(body.replace("WRAP", "sorted"))
+    assert invoke(tmp_path, "check", "--select", "PL002", "ui.py").exit_code == 0
+    (tmp_path / "ui.py").write_text(body.replace("WRAP", "list"))
+    result = invoke(tmp_path, "check", "--select", "PL002", "ui.py")
+    assert result.exit_code == 1
+    assert result.stdout.startswith("ui.py:6:65: PL002 for item in components has no fixed order")
 
 
 def test_a_file_outside_the_project_is_not_read(tmp_path):

@@ -74,7 +74,8 @@ FORMAT = "python"
 # LangChain class, a prompt-named constant or function); other files are not parsed.
 _HINTS = re.compile(
     r"\.create\(|\.parse\(|\.stream\(|\.a?generate\(|\.a?chat\(|completion\(|from_messages|from_template|PromptTemplate"
-    r"|(?:System|Human|AI)Message|\.a?invoke\(|\bmessages\s*=|\binstructions\s*=|[(,\s](?:system_|user_)?prompt\s*=(?!=)"
+    r"|(?:System|Human|AI)Message|\.a?invoke\(|\bmessages\s*=|\binstructions\s*="
+    r"|[(,\s](?:system_|user_)?prompt\s*=(?!=)"
     r"|^[ \t]*\w*(?:prompt|template|instructions)\w*[ \t]*(?::[^=\n]*)?=(?!=)"
     r"|\bdef[ \t]+\w*(?:prompt|instructions|messages)\w*[ \t]*\("
     r"|[\"']role[\"'][ \t]*:[ \t]*[\"'](?:system|developer|user|assistant)[\"']"
@@ -463,8 +464,12 @@ def _role_list(node) -> bool:
 
 
 def _named_prompt_candidates(module: cst.Module) -> bool:
+    """A function or method named like a prompt builder, or a constant named like a prompt."""
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef) and _PROMPT_FUNCTION.search(stmt.name.value):
+            return True
+        if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock) and any(
+                isinstance(m, cst.FunctionDef) and _PROMPT_FUNCTION.search(m.name.value) for m in stmt.body.body):
             return True
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:

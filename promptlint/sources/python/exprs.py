@@ -8,6 +8,7 @@ inlined, anything else opaque.
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import replace
 import re
 
 import libcst as cst
@@ -18,8 +19,8 @@ from promptlint.sources.python import files
 from promptlint.sources.python.scope import INF, Binding, Frame, Scope, _dotted_name, last_name
 from promptlint.sources.python.strings import Lit, decode_body
 from promptlint.sources.python.values import (
-    ClassV, ConstV, DictV, ForeignFuncV, FuncV, ListV, LoopV, Opaque, Spread, StrV, literal_text, named_by, relabel,
-    short, strongest,
+    ClassV, ConstV, DictV, ForeignFuncV, FuncV, ListV, LoopV, Opaque, SetV, Spread, StrV, literal_text, named_by,
+    relabel, short, strongest,
 )
 
 MAX_DEPTH = 8  # helper calls inlined inside each other
@@ -41,6 +42,8 @@ class Expressions:
                           qual=base.qual + "." + attr)
         if isinstance(node.value, cst.Name) and node.value.value in ("self", "cls"):
             value = self.class_attr(frame, attr)
+            if isinstance(value, Opaque) and value.node is None:
+                value = replace(value, node=node)
             if value is not None:
                 return value
         if isinstance(base, ClassV):
@@ -63,11 +66,40 @@ class Expressions:
             return None
         info = f.scope.cls
         found = info.attrs.get(attr)
+        if attr in info.reassigned:
+            return self.reassigned_attr(info, attr, found)
         if found:
             return self.attr_value(info, found[-1])
         if attr in info.methods:
             return FuncV(info.methods[attr], bound_self=True)
         return None
+
+    def reassigned_attr(self, info, attr: str, found) -> Opaque:
+        """`self.x` that a method other than __init__ assigns again
+        (`self.current_page = link` in navigate()): it changes as the object
+        works, as volatile as the most volatile of its values, else as its
+        name says; never the constant __init__ gave it."""
+        where = info.reassigned[attr]
+        values = [self.attr_value(info, found[-1])] if found else []
+        for scope, value in where:
+            key = id(value)
+            if key in self.attrs_open:
+                continue
+            self.attrs_open.add(key)
+            try:
+                node = value.value if isinstance(value, cst.AugAssign) else value
+                values.append(self.eval(node, self.frame_for(scope)))
+            finally:
+                self.attrs_open.discard(key)
+        verdict = strongest(self.verdict(v) for v in values)
+        method = where[0][0].node.name.value
+        line = self.file.position(self.span(where[0][1])[0])[0]
+        if verdict.volatility <= Volatility.DEPLOY:
+            own = self.ctx.variables.resolve(attr)
+            verdict = own if not no_evidence(own) else DEFAULT
+        return Opaque(f"self.{attr}", Verdict(verdict.volatility, f"self.{attr} is assigned again in {method}() "
+                                                                 f"(line {line}): {verdict.reason}"),
+                      None, names=(attr,), kind="name")
 
     def attr_value(self, info, b: Binding):
         """A class constant or a `self.x` set in __init__. An attribute whose
@@ -195,7 +227,13 @@ class Expressions:
         if _is_none(body) and not _is_none(orelse):
             return orelse
         if not isinstance(body, StrV) or not isinstance(orelse, StrV):
-            return self.opaque(node, frame, strongest([self.verdict(body), self.verdict(orelse)]))
+            # an arm whose order varies (a set) keeps saying so, so that sorted() of the whole fixes it
+            orders = [o for o in (_order_of(body), _order_of(orelse)) if o]
+            if not orders:
+                return self.opaque(node, frame, strongest([self.verdict(body), self.verdict(orelse)]))
+            op = self.opaque(node, frame, strongest([self.verdict_items(body), self.verdict_items(orelse)]))
+            op.order = orders[0]
+            return op
         test = self.eval(node.test, frame)
         verdict = self.verdict(test)
         if verdict.volatility is Volatility.DEPLOY and _plain_text(body) and _plain_text(orelse):
@@ -449,3 +487,10 @@ def _is_none(value) -> bool:
 
 def _is_none_literal(node) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _order_of(value) -> str | None:
+    """Why a value's iteration order can change, if it can."""
+    if isinstance(value, SetV) and len(value.items) > 1:
+        return "builds a set: string hashing is randomised per process"
+    return getattr(value, "order", None) if isinstance(value, (Opaque, LoopV)) else None

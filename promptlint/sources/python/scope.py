@@ -122,6 +122,9 @@ class ClassInfo:
     attrs: dict[str, list[Binding]] = field(default_factory=dict)  # class body, then self.x in methods
     methods: dict[str, cst.FunctionDef] = field(default_factory=dict)
     scope: Scope | None = None  # the class body, indexed like a function (for attribute values)
+    # self.x assigned in a method other than __init__ (`self.current_page = link` in navigate()):
+    # attribute -> [(the method's scope, the value or the augmented assignment)]
+    reassigned: dict[str, list[tuple[Scope, cst.CSTNode]]] = field(default_factory=dict)
 
 
 class Index:
@@ -278,6 +281,8 @@ class Index:
             self._self_attrs(stmt, child, cls)
 
     def _small(self, small, scope: Scope, loop, start: int, end: int) -> None:
+        if scope.cls is not None and isinstance(scope.node, cst.FunctionDef) and scope.node.name.value != "__init__":
+            self._reassigned(small, scope)
         if isinstance(small, cst.Assign):
             for target in small.targets:
                 item = _item_target(target.target)
@@ -305,6 +310,18 @@ class Index:
                     and func.attr.value in ("append", "extend", "insert")):
                 name = func.value.value
                 self._mutate(scope, Mutation(name, func.attr.value, call, start, loop, tuple(self._arms)))
+
+    def _reassigned(self, small, scope: Scope) -> None:
+        """`self.x = value` / `self.x += value` in a method other than __init__."""
+        if isinstance(small, cst.Assign):
+            targets, value = [t.target for t in small.targets], small.value
+        elif isinstance(small, (cst.AnnAssign, cst.AugAssign)) and small.value is not None:
+            targets, value = [small.target], small.value if isinstance(small, cst.AnnAssign) else small
+        else:
+            return
+        for t in targets:
+            if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                scope.cls.reassigned.setdefault(t.attr.value, []).append((scope, value))
 
     def _imports(self, small, scope: Scope, start: int, end: int) -> None:
         names = small.names

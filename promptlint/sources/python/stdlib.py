@@ -203,6 +203,14 @@ def call(flow, qual: str, node: cst.Call, frame):
             where = os.path.join(*wheres) if qual.endswith(".join") else _PATH_FUNCTIONS[qual](wheres[0])
         return Opaque(flow.src(node), strongest(flow.verdict(v) for v in values), node, path=True,
                       names=tuple(n for v in values for n in flow.names_of(v))[:4], where=where)
+    if last == "from_file" and qual.split(".")[-2:-1] and qual.split(".")[-2].endswith("PromptTemplate") \
+            and (positional or "template_file" in keywords):
+        # LangChain's PromptTemplate.from_file(path): the file's text, an f-string template
+        where = _where(flow.eval(keywords.get("template_file", positional[0] if positional else None), frame))
+        found = files.resolve(flow, where) if where is not None else None
+        text = files.load(flow, found, node) if found is not None else None
+        if text is not None:
+            return text
     if qual == "jinja2.Template" and positional:
         value = flow.eval(positional[0], frame)
         return TemplV(value, node, style="jinja") if isinstance(value, StrV) else _derived(flow, value, node)
