@@ -106,6 +106,9 @@ EXPECTED = {
     # clock has seconds (a desktop agent's layout); the Markdown file is also a prompt of its own
     "desktop/prompt.py": [("PL001", 14, 33, "error")],
     "desktop/system.md": [("PL001", 3, 30, "error")],
+    # messages made by abstract role helpers (self.system_message(text)) of a base class: the
+    # list is the prompt, each text in its role (vanna's VannaBase.get_sql_prompt)
+    "retrieval/sql_base.py": [("PL001", 22, 40, "error")],
     # a call we cannot follow, given the question: what it returns changes with it
     "knowledge/search.py": [("PL001", 15, 42, "error")],
 }
@@ -181,14 +184,15 @@ def test_a_prompt_file_loaded_by_name_is_read_and_a_name_that_matches_two_files_
 
 def test_model_calls_read_their_roles_and_an_agents_own_prompt_folder_wins():
     config = from_table({}, None, DATA)
-    audit = run_audit([DATA / "convo" / "code_monkey.py", DATA / "convo" / "travel.py"], config,
-                      select_models(config), display_root=DATA)
+    audit = run_audit([DATA / "convo" / "code_monkey.py", DATA / "convo" / "travel.py",
+                       DATA / "retrieval" / "sql_base.py"], config, select_models(config), display_root=DATA)
     assert ("convo/code_monkey.py:11:17: reads convo/prompts/code-monkey/implement_changes.prompt: its text is "
             "the value here") in audit.notes
     roles = {p.template.name: [s.role for s in p.template.sections] for p in audit.prompts}
     assert roles["travel:plan_trip"] == ["system", "user"]  # system_instruction of the config, then contents
     assert roles["travel:summarize"] == ["user"]
     assert roles["code_monkey:CodeMonkey.implement_changes"] == ["user"]
+    assert roles["sql_base:SqlBase.get_sql_prompt"] == ["system", "user"]  # abstract role helpers
 
 
 def test_sorted_of_a_choice_between_a_list_and_a_set_has_a_fixed_order(tmp_path):

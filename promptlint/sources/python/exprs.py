@@ -19,10 +19,12 @@ from promptlint.sources.python import files
 from promptlint.sources.python.scope import INF, Binding, Frame, Scope, _dotted_name, last_name
 from promptlint.sources.python.strings import Lit, decode_body
 from promptlint.sources.python.values import (
-    ClassV, ConstV, DictV, ForeignFuncV, FuncV, ListV, LoopV, Opaque, SetV, Spread, StrV, literal_text, named_by,
+    ClassV, ConstV, DictV, ForeignFuncV, FuncV, ListV, LoopV, MsgV, Opaque, SetV, Spread, StrV, literal_text, named_by,
     relabel, short, strongest,
 )
 
+# a helper that wraps text as a message of its role: system_message(text), user_message(text)
+_ROLE_HELPER = re.compile(r"_?(system|user|human|assistant|ai)_(?:message|msg)", re.IGNORECASE)
 MAX_DEPTH = 8  # helper calls inlined inside each other
 MAX_RETURNS = 8  # returns of one helper evaluated (the rest are not: cost stays bounded)
 
@@ -337,9 +339,22 @@ class Expressions:
                 self.project.call(self, callee, node, frame)
             if isinstance(inlined, Opaque):  # a loader we followed without finding its file's text
                 inlined = self.stdlib.template_by_name(self, last_name(func) or "", node, frame) or inlined
+            if inlined is None or isinstance(inlined, (Opaque, ConstV)):
+                inlined = self.role_helper(last_name(func) or "", node, frame) or inlined
             if inlined is not None:
                 return inlined
         return self.stdlib.unknown_call(self, node, frame, qual or _dotted_name(func) or self.src(func))
+
+    def role_helper(self, name: str, node: cst.Call, frame: Frame):
+        """`self.system_message(prompt)` of a base class that leaves the
+        message's shape to its subclasses (an abstract method, or one we
+        cannot read to a value): a message of that role with that text."""
+        match = _ROLE_HELPER.fullmatch(name)
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        if match is None or len(positional) != 1 or len(node.args) != 1:
+            return None
+        role = {"human": "user", "ai": "assistant"}.get(match.group(1).lower(), match.group(1).lower())
+        return MsgV(role, self.eval(positional[0], frame), node)
 
     def qualname(self, func, frame: Frame) -> str | None:
         """`datetime.now` -> `datetime.datetime.now` when the root is an import
