@@ -210,6 +210,17 @@ def test_sorted_of_a_choice_between_a_list_and_a_set_has_a_fixed_order(tmp_path)
     assert result.stdout.startswith("ui.py:6:65: PL002 for item in components has no fixed order")
 
 
+def test_prompt_keyword_of_a_terminal_library_is_not_a_model_prompt(tmp_path):
+    (tmp_path / "cli.py").write_text(
+        "import click\nfrom app import handler\n\n\n"
+        "@click.option('--name', prompt='Your name, please (it is printed on the visitor badge with the date)')\n"
+        "def hello(name):\n"
+        "    return handler(prompt=f'Greet {name} in one sentence. Mention the weather only if asked.')\n")
+    config = from_table({}, None, tmp_path)
+    audit = run_audit([tmp_path / "cli.py"], config, select_models(config))
+    assert [p.template.name for p in audit.prompts] == ["cli:hello"]  # handler's prompt=, not click's
+
+
 def test_a_file_outside_the_project_is_not_read(tmp_path):
     outside = tmp_path / "secret.txt"
     outside.write_text("not a prompt")

@@ -476,7 +476,7 @@ def site(flow, call: cst.Call, frame):
         sections.append(build.section("user", build.content(ev(positional[0])), positional[0]))
         build.literal = True
         kind = "model"
-    elif (texts := _prompt_keywords(keywords, ev)):
+    elif not _cli_library(flow, call, frame) and (texts := _prompt_keywords(keywords, ev)):
         # a model wrapper given the prompt by name: `llm_api_handler(prompt=prompt,
         # system_prompt=...)`, `llm.generate(prompt=...)`: text this file wrote
         for key, role in texts:
@@ -513,6 +513,16 @@ def _model_call(chain: list[str]) -> bool:
 # A call given its prompt by keyword, whatever the callee: the system text first.
 _PROMPT_KEYWORDS = (("system_prompt", "system"), ("system_message", "system"), ("prompt", "user"),
                     ("user_prompt", "user"))
+
+
+# libraries whose prompt= asks a person at a terminal or in a form, not a model
+_CLI_LIBRARIES = ("click", "typer", "questionary", "inquirer", "InquirerPy", "prompt_toolkit", "rich", "gradio",
+                  "streamlit", "cmd", "getpass", "builtins")
+
+
+def _cli_library(flow, call: cst.Call, frame) -> bool:
+    qual = flow.qualname(call.func, frame) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
+    return qual is not None and qual.split(".")[0] in _CLI_LIBRARIES
 
 
 def _prompt_keywords(keywords, ev) -> list[tuple[str, str]]:

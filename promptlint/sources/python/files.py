@@ -116,6 +116,14 @@ def find_by_name(flow, name: str) -> tuple[Path | None, list[Path]]:
     (None, with the candidates)."""
     if not BARE_NAME.fullmatch(name) or Path(name).suffix.lower() in PROMPT_SUFFIXES:
         return None, []
+    memo = flow.ctx.shared.setdefault("python.prompt_files_by_name", {})  # one search per folder and name a run
+    key = (flow.file.path.parent, flow.file.path.stem, name)
+    if key not in memo:
+        memo[key] = _find_by_name(flow, name)
+    return memo[key]
+
+
+def _find_by_name(flow, name: str) -> tuple[Path | None, list[Path]]:
     here = flow.file.path.parent
     root = Path(flow.ctx.root).resolve()
     stem = re.sub(r"[-_]", "", flow.file.path.stem.lower())
