@@ -274,6 +274,25 @@ def test_a_long_function_is_read_in_linear_time(tmp_path):
     assert invoke(tmp_path, "check", "agent2.py").exit_code == 0
 
 
+def test_a_recursive_helper_that_sets_keys_on_its_argument_is_read_without_blowing_up(tmp_path):
+    # openai-agents' strict_schema: keys assigned on a parameter are followed only where the function
+    # fills a template with them (.format(**kwargs)); once, every recursive call evaluated them all
+    (tmp_path / "schema.py").write_text(
+        "def ensure_strict(schema, depth=0):\n"
+        "    schema['additionalProperties'] = False\n"
+        "    schema['items'] = ensure_strict(schema.get('items'), depth + 1)\n"
+        "    schema['anyOf'] = [ensure_strict(v, depth + 1) for v in schema.get('anyOf', [])]\n"
+        "    schema['allOf'] = [ensure_strict(v, depth + 1) for v in schema.get('allOf', [])]\n"
+        "    schema['oneOf'] = [ensure_strict(v, depth + 1) for v in schema.get('oneOf', [])]\n"
+        "    schema.update({**schema})\n"
+        "    return schema\n\n\n"
+        "SYSTEM_PROMPT = 'You answer with JSON that follows this schema: ' + str(ensure_strict({'type': 'object'}))\n")
+    result = invoke(tmp_path, "check", "--show-info", "schema.py")
+    assert result.exit_code == 0
+    assert result.stderr == ""  # no "nests too deeply", no budget line
+    assert result.stdout == "All checks passed: 1 prompt in 1 file.\n"
+
+
 def test_an_operator_chain_past_the_limit_is_info_not_an_input_error(tmp_path):
     body = " ".join(f"+ 'part {i} '" for i in range(5_000))
     (tmp_path / "huge_prompt.py").write_text(f"SYSTEM_PROMPT = 'You are helpful. ' {body}\n")

@@ -106,6 +106,8 @@ class Flow(Loops, Expressions, ToIR):
         self._returns: dict[int, tuple] = {}
         self._over_steps = False
         self._mutating: set[int] = set()  # ids of list bindings whose growth is being read
+        self._setting: set[tuple[str, int]] = set()  # (parameter, frame) whose assigned keys are being read
+        self._spreads: dict[tuple[int, str], bool] = {}  # (scope, name): the function spreads name as **name
         self.pinned: dict[int, object] = {}  # slots of filled text (Opaque.pinned), by id: they stay where filled
         self.attrs_open: set[int] = set()  # ids of the class and self. attribute bindings being evaluated
         self.used: set[int] = set()  # ids of calls and lists a prompt has taken as its messages
@@ -388,17 +390,36 @@ class Flow(Loops, Expressions, ToIR):
         """A parameter (or an inlined function's argument) with keys assigned
         in the body before `at` (`kwargs["knowledge"] = chunks`, then
         `template.format(**kwargs)`): the mapping it came as, with those keys."""
-        if frame.scope.is_module:
+        if frame.scope.is_module or not self._spread_here(name, frame.scope):
             return value
+        # assignments that end before `at`: `kwargs["x"] = f(kwargs)` reads kwargs as it was before
         changes = [m for m in frame.scope.mutations_between(name, frame.scope.start, at)
-                   if m.method == "setitem" and isinstance(m.keys[0], str)]
-        if not changes or not isinstance(value, (Opaque, DictV)):
+                   if m.method == "setitem" and isinstance(m.keys[0], str) and self.span(m.call)[1] <= at]
+        key = (name, id(frame))
+        if not changes or not isinstance(value, (Opaque, DictV)) or key in self._setting:
             return value
         if isinstance(value, Opaque):
             value = DictV([(None, value)], value.node, [None])
-        for m in changes:
-            value = self.set_item(value, m.keys, self.eval(m.call.value, frame), bool(m.arms))
+        self._setting.add(key)
+        try:
+            for m in changes:
+                value = self.set_item(value, m.keys, self.eval(m.call.value, frame), bool(m.arms))
+        finally:
+            self._setting.discard(key)
         return value
+
+    def _spread_here(self, name: str, scope) -> bool:
+        """Whether the function fills a template with `name`'s keys
+        (`.format(**name)`, `format_map(name)`, `.render(**name)`): only then
+        do the keys it assigns matter here (a schema-rewriting helper that
+        sets keys on its argument and recurses is not evaluated key by key)."""
+        key = (id(scope), name)
+        if key not in self._spreads:
+            text = self.src(scope.node)
+            n = re.escape(name)
+            self._spreads[key] = re.search(rf"(?:format|render|substitute|format_messages)\([^()]*\*\*\s*{n}\b"
+                                           rf"|format_map\(\s*{n}\b", text) is not None
+        return self._spreads[key]
 
     def parameter(self, name: str, frame: Frame) -> Opaque:
         verdict = self.ctx.variables.resolve(name)
