@@ -81,6 +81,13 @@ class Expressions:
         (`self.current_page = link` in navigate()): it changes as the object
         works, as volatile as the most volatile of its values, else as its
         name says; never the constant __init__ gave it."""
+        key = (id(info), attr)
+        if key in self.reassigned_values:  # the same for every use: the methods' values, read once
+            return self.reassigned_values[key]
+        value = self.reassigned_values[key] = self._reassigned_attr(info, attr, found)
+        return value
+
+    def _reassigned_attr(self, info, attr: str, found) -> Opaque:
         where = info.reassigned[attr]
         values = [self.attr_value(info, found[-1])] if found else []
         for scope, value in where:

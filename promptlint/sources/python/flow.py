@@ -110,6 +110,7 @@ class Flow(Loops, Expressions, ToIR):
         self._spreads: dict[tuple[int, str], bool] = {}  # (scope, name): the function spreads name as **name
         self.pinned: dict[int, object] = {}  # slots of filled text (Opaque.pinned), by id: they stay where filled
         self.attrs_open: set[int] = set()  # ids of the class and self. attribute bindings being evaluated
+        self.reassigned_values: dict[tuple[int, str], object] = {}  # (class, attribute) -> exprs.reassigned_attr
         self.used: set[int] = set()  # ids of calls and lists a prompt has taken as its messages
         self.filled: set[int] = set()  # ids of template calls whose template the code then fills (stdlib.method)
         self.repeated: dict[tuple[int, str], bool] = {}  # (caller, helper): called more than once there
