@@ -65,6 +65,9 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
     # how often they change; the text they guard is as stable as the rest
     (re.compile(r"^(show|include|use|enable|disable|with|hide|skip|add|has|is|allow|can|should)_.+$"),
      Verdict(V.UNKNOWN, "the name suggests a switch the caller sets: no evidence of how often it changes")),
+    # a template is the fixed text an input is put into (`user_message_head_template`)
+    _rule(V.STATIC, "a template (fixed text the inputs are put into)",
+          r".+_(template|templates|tmpl|tpl)", r"template"),
     # limits and counts the deployment configures
     _rule(V.STATIC, "a configured limit",
           r"(max|min|maximum|minimum)_.+", r".+_(limit|limits|max|min|threshold|cap|window)",

@@ -58,7 +58,7 @@ from promptlint.sources.python.exprs import MAX_DEPTH, Expressions
 from promptlint.sources.python.ir import ToIR
 from promptlint.sources.python.loops import MAX_UNROLL, Loops
 from promptlint.sources.python.scope import (
-    _BUILTINS, INF, Binding, Frame, Index, Mutation, Scope, _at_import, _names_in, call_name, returns, strip_self,
+    _BUILTINS, INF, Binding, Frame, Index, Mutation, Scope, _names_in, at_import, call_name, returns, strip_self,
 )
 from promptlint.sources.python.strings import Lit, decode_simple, split_prefix
 from promptlint.sources.python.values import (
@@ -172,7 +172,7 @@ class Flow(Loops, Expressions, ToIR):
             self._active.discard((key, id(frame)))
         if frame.import_time and isinstance(value, Opaque) and V.DEPLOY < value.verdict.volatility \
                 and value.qual is None:
-            value = replace(value, verdict=Verdict(V.DEPLOY, _at_import(value.verdict.reason)))
+            value = replace(value, verdict=at_import(value.verdict))
         frame.memo[key] = value
         return value
 
@@ -282,8 +282,8 @@ class Flow(Loops, Expressions, ToIR):
             right = self.truth(node.right, frame)
             return right if left is not None else (right if right is not None and right != is_and else None)
         value = self.eval(node, frame)
-        if isinstance(value, ConstV) and isinstance(value.value, bool):
-            return value.value
+        if isinstance(value, ConstV) and isinstance(value.value, (bool, type(None), int, str)):
+            return bool(value.value)  # `if not image_urls:` on a default None
         return None
 
     def opaque(self, node, frame: Frame, verdict: Verdict | None = None) -> Opaque:
@@ -353,6 +353,17 @@ class Flow(Loops, Expressions, ToIR):
             chain = self.index.branches.get(chain_id)
             if chain is None or at < chain.end:
                 continue  # the use is inside this chain: only its own arm's binding reaches it
+            taken = self.taken_arm(chain, frame)
+            if taken is not None and taken != arm:
+                # the code fixes the arm (an inlined helper's `if not image_urls:` with the
+                # default None): only the binding that arm makes, or the one before the chain
+                s, e = chain.arms[taken] if taken < len(chain.arms) else (chain.start, chain.start)
+                alt = frame.scope.last(name, e)
+                if alt is None or not s <= alt.end <= e:
+                    alt = frame.scope.last(name, chain.start)
+                return value if alt is None else self.branched(name, alt, frame, at)
+            if taken is not None:
+                continue
             others = []
             missing = not chain.has_else
             for k, (s, e) in enumerate(chain.arms):
@@ -372,6 +383,18 @@ class Flow(Loops, Expressions, ToIR):
             candidates = [value] + [self.binding(o, frame, at) for o in others]
             return max(candidates, key=lambda v: self.verdict(v).volatility)
         return value
+
+    def taken_arm(self, chain, frame: Frame) -> int | None:
+        """The arm of an `if`/`elif`/`else` chain the code fixes (each test up to
+        the taken one decided: a constant, an inlined call's default), its
+        index, len(arms) when no arm runs; None when a test is not decided."""
+        for k, test in enumerate(chain.tests):
+            decided = self.truth(test, frame)
+            if decided is None:
+                return None
+            if decided:
+                return k
+        return len(chain.tests) if chain.has_else else len(chain.arms)
 
     def loop_carried(self, name: str, before: Binding | None, later: list[Binding], frame: Frame, at: float,
                      node) -> Opaque:

@@ -25,6 +25,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from promptlint.analysis.volatility import Verdict
+from promptlint.ir import Volatility as V
+
 INF = float("inf")
 
 
@@ -478,10 +481,16 @@ def _dotted_name(node) -> str | None:
     return None
 
 
-def _at_import(reason: str) -> str:
-    if reason.startswith("computed once at import"):
-        return reason
-    return f"computed once at import: {reason}; fixed until the process restarts"
+def at_import(verdict: Verdict) -> Verdict:
+    """A value evaluated when the module is imported: fixed until the process
+    restarts. (A clock read then differs between processes, but each process
+    keeps its prefix for all its requests and users: a cache write per
+    process start, as a release costs, not one per request.)"""
+    if "computed once at import" in verdict.reason:  # said already (a name read of such a value)
+        return verdict
+    if verdict.volatility > V.DEPLOY:
+        return Verdict(V.DEPLOY, f"computed once at import: {verdict.reason}; fixed until the process restarts")
+    return verdict
 
 
 def strip_self(name: str) -> str:

@@ -27,6 +27,7 @@ import libcst as cst
 from promptlint.analysis.volatility import DEFAULT, Verdict, classify_call, no_evidence, strftime_precision
 from promptlint.ir import Volatility
 from promptlint.sources.python import files
+from promptlint.sources.python.scope import at_import
 from promptlint.sources.python import strings as strs
 from promptlint.sources.python.strings import Lit
 from promptlint.sources.python.values import (
@@ -121,9 +122,8 @@ def clock_samples(clock: str | None, fmt: str | None = None, how: str = "str") -
 
 def _live(flow, frame, verdict: Verdict, node) -> Verdict:
     """A value read when the code runs: at import, it is fixed per process."""
-    if frame.import_time and verdict.volatility > V.DEPLOY:
-        return Verdict(V.DEPLOY, f"computed once at import ({short(flow.src(node))}): {verdict.reason}, "
-                                 "but only when the process starts")
+    if frame.import_time:
+        return at_import(verdict)
     return verdict
 
 
@@ -221,7 +221,7 @@ def call(flow, qual: str, node: cst.Call, frame):
     if qual.startswith(PURE_MODULES):  # a function of its arguments only
         values = [flow.eval(a, frame) for a in positional] + [flow.eval(v, frame) for v in keywords.values()]
         return Opaque(flow.src(node), strongest(flow.verdict(v) for v in values), node,
-                      names=tuple(n for v in values for n in flow.names_of(v))[:4])
+                      names=tuple(n for v in values for n in flow.names_of(v))[:4], parsed=qual in _DATA_LOADERS)
     if last in LC_MESSAGES or last in LC_TEMPLATES or last == "MessagesPlaceholder" or _lc_from_template(qual):
         return lc_message(flow, qual, node, frame)
     if "." not in qual:
@@ -663,6 +663,8 @@ def _call_verdict(flow, dotted: str) -> Verdict:
     if dotted in table.overrides:
         return table.resolve(dotted)
     last = dotted.rsplit(".", 1)[-1]
+    if _CONVERSION.match(last):
+        return DEFAULT  # `post_to_raw_text(post)`, `to_markdown()`: says the form, its input the content
     for name in (last, call_name(last)):
         verdict = table.resolve(name)
         if not no_evidence(verdict):
@@ -675,6 +677,7 @@ def _call_verdict(flow, dotted: str) -> Verdict:
     return DEFAULT
 
 
+_CONVERSION = re.compile(r"^(?:\w+_)?(?:to|as|into)_\w+$")
 _WRAPPER = re.compile(r"^\w*(?:Prompt|Template|Instructions?)$")
 
 
@@ -816,6 +819,12 @@ def json_dumps(flow, node, frame, data_node, keywords) -> StrV | Opaque:
         return op
     s, e = flow.span(node)
     inner = flow.verdict(data)
+    if isinstance(data, Opaque) and data.parsed and not data.order:
+        # data parsed from JSON or YAML text keeps the text's key order: the text decides
+        op = _derived(flow, data, node)
+        op.verdict = Verdict(inner.volatility, f"json.dumps of parsed data, whose keys keep the order of the "
+                                               f"text it was parsed from: {inner.reason}")
+        return op
     what = short(flow.src(data_node))
     return Opaque(flow.src(node), Verdict(V.NONDETERMINISTIC,
                   f"json.dumps({what}) without sort_keys=True: the key order follows how the data was built "

@@ -100,6 +100,7 @@ class Opaque:
     path: bool = False  # a pathlib.Path
     where: str | None = None  # the filesystem path it names, when the code writes it out (files)
     pinned: bool = False  # text filled at its own call (a template we cannot read): reported there, where it is used
+    parsed: bool = False  # data parsed from JSON/YAML text (json.loads): its keys keep the text's order
 
 
     def effective(self) -> Verdict:
