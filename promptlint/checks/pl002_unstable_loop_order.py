@@ -157,6 +157,13 @@ def _classify(ctx: CheckContext):
             yield slot, kind, scope
 
 
+def _lone_tool_list(template: PromptTemplate, slot: Slot) -> bool:
+    """A prompt that is only a tool list (the Python reader's list named for
+    tools, filled in an order that changes, which its file does not send)."""
+    return (len(template.sections) == 1 and template.sections[0].role == "tools"
+            and template.sections[0].parts == [slot])
+
+
 def owns(ctx: CheckContext, slot: Slot) -> bool:
     """Whether PL002 is the rule for this slot (PL001 then skips it): an
     order_varies loop whose items, and whatever encloses them, change less
@@ -233,13 +240,24 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         if kind == "sorted":
             continue
         tokens = stable_tokens_after(ctx, slot, scope)
-        if tokens < MIN_BREAKER_GAIN:
+        lone = kind == "order" and _lone_tool_list(ctx.template, slot)
+        if tokens < MIN_BREAKER_GAIN and not lone:
             continue
-        usd, model = monthly_cost(ctx, tokens, scope)
         advice = describe(slot) or _sort_advice(slot, kind)
         edits, unsafe = source_edits(slot), False
         if not edits and (slot.fix or {}).get("kind") != "manual":
             edits, unsafe = sort_edit(slot, kind)
+        if tokens < MIN_BREAKER_GAIN:  # a tool list this file builds and another part of the app sends
+            yield Finding(
+                RULE, Severity.WARNING,
+                f"{_cause(slot, kind)}: the list is named for tools, and the app offers them to the model in "
+                "this order wherever it sends them (not in this file, so their size is not counted here); "
+                f"each new order misses the cache for the tool definitions and all that follows them; {advice}",
+                slot.span, fix=advice, edits=edits, unsafe=unsafe,
+                summary=f"{brief(slot.label)} has no fixed order: the tools it builds change order",
+            )
+            continue
+        usd, model = monthly_cost(ctx, tokens, scope)
         effect = ("each new order misses the cache" if kind == "order" else
                   "a change of order would miss the cache")
         yield Finding(

@@ -62,7 +62,7 @@ from promptlint.ir import Breakpoint, PromptTemplate, Section, Slot, SourceError
 from promptlint.sources.base import SourceContext
 from promptlint.sources.python.calls import Sections, is_message_list, lc_message_list, might_send, site
 from promptlint.sources.python.flow import Flow, OverBudget
-from promptlint.sources.python import files
+from promptlint.sources.python import files, toollists
 from promptlint.sources.python.scope import INF, last_name
 from promptlint.sources.python.values import ListV, MsgV, StrV
 from promptlint.sources.python.strings import Lit
@@ -104,6 +104,11 @@ _LLM_IMPORTS = re.compile(
     r"|autogen|crewai|pydantic_ai|guidance|outlines|huggingface_hub|transformers|vllm|boto3)\b", re.M)
 
 
+# a list named for tools being built (toollists): `functions = [...`, `self._tools.append(`
+_TOOL_LIST_HINT = re.compile(r"\b_?\w*(?:tools|functions|tool_(?:specs?|defs?|definitions?|list|schemas?))"
+                             r"[ \t]*(?:=[ \t]*(?:list|tuple)?[ \t]*[\[(]|\.(?:append|extend|insert)\()")
+
+
 def _instructions(text: str) -> bool:
     """Text that addresses a model (the same test discovery uses)."""
     return directive_score(text) >= BUILDER_DIRECTIVES
@@ -111,7 +116,7 @@ def _instructions(text: str) -> bool:
 
 def read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
     """Every prompt of a Python module; [] for a module without one."""
-    if not _HINTS.search(file.text) and not _instructions(file.text):
+    if not _HINTS.search(file.text) and not _instructions(file.text) and not _TOOL_LIST_HINT.search(file.text):
         return []
     return _deep(lambda: _read(file, ctx), file, ctx)
 
@@ -142,7 +147,7 @@ def _read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
     module = _parse(file)
     collector = _Collector().collect(module)
     if not collector.calls and not _named_prompt_candidates(module) and not _instructions(file.text) \
-            and not files.WRITTEN_JINJA_PATH.search(file.text):
+            and not files.WRITTEN_JINJA_PATH.search(file.text) and not collector.tool_lists:
         return []  # nothing shaped like a prompt: skip the (costly) position pass
     flow = Flow(module, positions(module), file, ctx)
     reader = _Reader(flow, file, ctx)
@@ -385,10 +390,15 @@ class _Collector:
         # message dicts a function gathers, wherever they are sent (a wrapper of
         # the app's own): (list name or list literal, owner, statement)
         self.message_lists: list = []
+        # lists named for tools, filled in a loop or built by a comprehension:
+        # (name, the loop or None, the comprehension or None, owner)
+        self.tool_lists: list = []
+        self.loops: list = []  # the for statements the walk is inside
 
     def collect(self, module: cst.Module) -> "_Collector":
         visits = {cst.Call: self.visit_Call, cst.Assign: self.visit_Assign, cst.AnnAssign: self.visit_AnnAssign,
-                  cst.List: self.visit_List, cst.FunctionDef: self.stack.append, cst.ClassDef: self.stack.append}
+                  cst.List: self.visit_List, cst.FunctionDef: self.stack.append, cst.ClassDef: self.stack.append,
+                  cst.For: self.loops.append}
         scopes = (cst.FunctionDef, cst.ClassDef)
 
         def enter(node):
@@ -399,6 +409,8 @@ class _Collector:
         def leave(node):
             if type(node) in scopes:
                 self.stack.pop()
+            elif type(node) is cst.For:
+                self.loops.pop()
 
         walk(module, enter, leave)
         return self
@@ -406,6 +418,9 @@ class _Collector:
     def visit_Call(self, node):
         if might_send(node):
             self.calls.append((node, self.stack[-1]))
+        target = toollists.fills(node)
+        if target is not None and self.loops:
+            self.tool_lists.append((target, self.loops[-1], None, self.stack[-1]))
         func = node.func
         if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                 and func.attr.value in ("append", "insert", "extend")
@@ -413,6 +428,11 @@ class _Collector:
             self.message_lists.append((func.value.value, self.stack[-1], node))
 
     def visit_Assign(self, node):
+        if toollists.built(node.value):
+            for target in node.targets:
+                name = toollists.tool_target(target.target)
+                if name is not None:
+                    self.tool_lists.append((name, None, node.value, self.stack[-1]))
         if _role_list(node.value):
             for target in node.targets:
                 if isinstance(target.target, cst.Name):
@@ -521,7 +541,25 @@ class _Reader:
         self.langchain_leftovers(collector, consumed)
         self.message_leftovers(collector, consumed)
         self.named_prompts(consumed)
+        self.tool_lists(collector, consumed)
         return self.templates()
+
+    def tool_lists(self, collector: _Collector, consumed: set[str]) -> None:
+        """Lists named for tools whose order changes (see toollists), where no
+        call here sends them; one prompt per loop or comprehension."""
+        seen: set = set()
+        for target, loop, value, owner in collector.tool_lists:
+            where = loop if loop is not None else value
+            if id(where) in seen or target in consumed or target.split(".")[-1] in consumed:
+                continue
+            seen.add(id(where))
+            scope = self.scope_of(owner)
+            flow = self.flow
+            flow.reads = set()
+            sections = toollists.unordered_tools(flow, target, loop, value, flow.frame_for(scope))
+            if sections:
+                label = target if scope.is_module else f"{scope.label}.{target}"
+                self.found.append((flow.span(where)[0], label, sections, None, self.span(where), None))
 
     def add(self, node, scope, sections, model=None, label=None, span=None) -> None:
         start = self.flow.span(node)[0] if node is not None else span.start
