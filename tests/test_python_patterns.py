@@ -119,6 +119,10 @@ EXPECTED = {
     # list keeps the order (R2R's _register_tools, shell_gpt's function folder)
     "registry/rag_agent.py": [("PL002", 11, 26, "warning")],
     "registry/plugins.py": [("PL002", 11, 46, "warning")],
+    # a helper that rebinds its parameter (`initial_prompt += ...; return initial_prompt`), inlined
+    # where it is called: the retrieved docs it appends stay in the prompt (vanna's add_*_to_prompt);
+    # the list the method returns is one prompt, not two
+    "retrieval/sql_context.py": [("PL001", 9, 25, "error")],
     # a call we cannot follow, given the question: what it returns changes with it
     "knowledge/search.py": [("PL001", 15, 42, "error")],
 }
@@ -435,3 +439,12 @@ def test_an_attribute_that_reads_itself_is_not_followed_round_the_loop(tmp_path)
     assert result.exit_code == 0, result.output
     assert "partly analysed" not in result.stdout and result.stderr == ""
     assert result.stdout == "All checks passed: 1 prompt in 1 file.\n"
+
+
+def test_a_message_list_a_method_builds_and_returns_is_one_prompt():
+    from promptlint.sources import load
+    from promptlint.sources.base import SourceContext
+
+    prompts = load(DATA / "retrieval" / "sql_context.py", "python", SourceContext(root=DATA))
+    assert [p.name for p in prompts] == ["sql_context:SqlPrompter.get_sql_prompt"]
+    assert [s.role for s in prompts[0].sections] == ["system", "user"]

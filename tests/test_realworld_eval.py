@@ -29,7 +29,7 @@ def mirror(tmp_path):
     (work / "agent").mkdir(parents=True)
     (work / "agent" / "system_prompt.md").write_text("Current time: {{ now }}\n" + STABLE)
     (work / "agent" / "answer.md").write_text("You are helpful.\n" + STABLE + "Question: {{ question }}\n")
-    (work / "agent" / "notes_prompt.md").write_text("Plan: {{ weekly_goal }}\n" + STABLE)
+    (work / "agent" / "notes_prompt.md").write_text("Plan: {{ weekly_focus }}\n" + STABLE)
     _git(work, "init", "-q")
     _git(work, "add", "-A")
     _git(work, "commit", "-q", "-m", "prompts")
@@ -43,7 +43,7 @@ def _cases(tmp_path, commit):
     cases = tmp_path / "cases.toml"
     rows = [("flag-time", "agent/system_prompt.md", "flag", 1),   # found, on its line
             ("clean-question", "agent/answer.md", "clean", 0),    # nothing to find
-            ("flag-goal", "agent/notes_prompt.md", "flag", 1)]    # weekly_goal has no evidence: a miss
+            ("flag-goal", "agent/notes_prompt.md", "flag", 1)]    # weekly_focus has no evidence: a miss
     cases.write_text("".join(f'[[case]]\nid = "{i}"\nrepo = "acme/bot"\ncommit = "{commit}"\npath = "{p}"\n'
                              f'subtree = "agent"\nverdict = "{v}"\nline = {n}\nconstruct = "x"\n\n'
                              for i, p, v, n in rows))

@@ -24,9 +24,13 @@ from promptlint.sources import jinja
     ("error_message", V.REQUEST), ("current_url", V.REQUEST), ("review_started_at", V.REQUEST),
     ("cur_url", V.REQUEST), ("cur_axtree_txt", V.REQUEST), ("curr_step", V.REQUEST),
     ("all_plan", V.SESSION), ("terminal_plan", V.SESSION), ("sub_plans", V.SESSION),
+    ("instruction", V.REQUEST), ("user_instruction", V.REQUEST), ("research_topic", V.SESSION),
+    ("navigation_goal", V.SESSION),
     # settings and configuration
     ("max_actions", V.STATIC), ("step_limit", V.STATIC), ("context_window", V.STATIC), ("output_format", V.STATIC),
     ("tools", V.STATIC), ("tool_names", V.STATIC), ("tools_section", V.STATIC), ("app_version", V.DEPLOY),
+    ("instructions", V.STATIC), ("base_instruction", V.STATIC), ("user_message_head_template", V.STATIC),
+    ("prompt_template", V.STATIC),
     # names that misfired before: no evidence either way
     ("isoformat", V.UNKNOWN), ("date_format", V.UNKNOWN), ("created_at_label", V.UNKNOWN), ("look_at", V.UNKNOWN),
     ("name", V.UNKNOWN), ("role", V.UNKNOWN), ("language", V.UNKNOWN), ("working_dir", V.UNKNOWN),

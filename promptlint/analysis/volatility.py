@@ -73,7 +73,7 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           r"(max|min|maximum|minimum)_.+", r".+_(limit|limits|max|min|threshold|cap|window)",
           r"(num|number_of|n)_(max_)?(actions|steps|tools|results|retries|attempts|turns|iterations|examples|shots)"),
     _rule(V.STATIC, "fixed configuration",
-          r"(base_|main_)?system_?(prompt|message|instructions?)", r"preamble", r"(global_|base_)?instructions?",
+          r"(base_|main_)?system_?(prompt|message|instructions?)", r"preamble", r"(global_|base_)?instructions", r"(global_|base_)instruction",
           r".*guidelines?", r".*polic(y|ies)", r"tools?", r"tool_(defs|definitions|specs|list|schemas?|descriptions?)",
           r"functions?", r"tool_names", r"(few_shot_)?examples?", r".*schema", r"persona", r"tone", r"style",
           r"(output|response|answer|reply|return|json|result)_format", r"format_instructions", r"rules"),
@@ -100,12 +100,17 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           r"(all|current|terminal|sub|task|execution|action|next|new|updated|revised|overall|full|step|work)_plans?",
           r"notes", r"state", r"(message_|chat_)?thread", r"(chat_|conversation_)?messages",
           r"turns",
+          # what a run works on (a research topic, a navigation goal): fixed for the run, new for the next
+          r"[a-z0-9]+_(topics?|goals?|objectives?)",
           # the repository or branch a coding agent's session works on, and its state
           r"(repo|repository|git_repo)(_name|_url|_path|_dir|_directory|_full_name)?", r"(git_)?branch(_name)?",
           r"(file|files|directory|folder|repo|repository|project|workspace)_(tree|map|structure|listing|layout)"),
     _rule(V.REQUEST, "per-request input",
           r".*(question|query|queries|input|utterance|request|ask|message|msg|instruction_override).*",
           r"(user_|human_)?prompt",
+          # one instruction is what this request asks (an agent's task, a dataset row's
+          # `instruction`); `instructions` are the app's own (the rule above)
+          r"(user_|human_|task_|current_|new_)?instruction",
           # what the request is about: the task, goal, topic or problem it states
           r"(the_|current_|user_|main_)?(tasks?|goals?|objectives?|topics?|subject|problem|problem_statement|issue|"
           r"issue_(description|text|body|title)|requirements?|spec|specification)(_description|_prompt|_text|_list)?",

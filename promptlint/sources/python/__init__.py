@@ -507,6 +507,7 @@ class _Reader:
         self.ctx = ctx
         self.stem = file.path.stem
         self.found: list[tuple[int, str, list[Section], str | None, Span, object]] = []  # (start, label, ...)
+        self.gathered: set[int] = set()  # id(scope) of the functions whose message lists message_leftovers read
         self.origins: dict[int, int] = {}  # id(found entry) -> id of the call it was read at
 
     def span(self, node) -> Span:
@@ -601,10 +602,11 @@ class _Reader:
         flow = self.flow
         build = Sections(flow)
         seen: set = set()
+        read = set()  # list literals assigned to a name read as a prompt: the name's list is that prompt
         for target, owner, stmt in collector.message_lists:
             scope = self.scope_of(owner)
             key = (id(scope), target if isinstance(target, str) else id(target))
-            if key in seen or any(id(d) in flow.used for d in _dicts(stmt)):
+            if key in seen or id(target) in read or any(id(d) in flow.used for d in _dicts(stmt)):
                 continue
             seen.add(key)
             frame = flow.frame_for(scope)
@@ -620,6 +622,9 @@ class _Reader:
             if _has_text(sections):
                 consumed |= flow.reads
                 self.add(stmt, scope, sections)
+                self.gathered.add(id(scope))
+                if isinstance(stmt, (cst.Assign, cst.AnnAssign)):
+                    read.add(id(stmt.value))
 
     def named_prompts(self, consumed: set[str]) -> None:
         """Module constants and functions named like prompts that nothing here sends."""
@@ -691,6 +696,8 @@ class _Reader:
                     named or _instructions(_literal(value))):
                 sections = [Section(role, build.text(value), self.span(ret.value))]
             elif isinstance(value, ListV) and is_message_list(value):
+                if id(scope) in self.gathered:
+                    continue  # the list it returns is read already, where the function builds it
                 sections = build.messages(value, ret.value)
             elif isinstance(value, MsgV) and isinstance(value.content, StrV) and _has_words(value.content,
                                                                                           MIN_FUNCTION_TEXT):

@@ -312,7 +312,9 @@ class Flow(Loops, Expressions, ToIR):
         in a loop around the use counts, as the next pass sees it)."""
         f = frame
         while f is not None:
-            if name in f.bound:
+            # an inlined call's argument, unless the body has bound the parameter again before
+            # `at` (`prompt += "..."; return prompt`); a loop target's frame binds only the target
+            if name in f.bound and (name not in f.scope.params or f.scope.last(name, at) is None):
                 return self.items_set(name, f.bound[name], f, at)
             binding = f.scope.last(name, at)
             later = f.scope.rebound_later_in_loop(name, at) if carried and not f.scope.is_module else []
