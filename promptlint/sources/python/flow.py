@@ -376,13 +376,16 @@ class Flow(Loops, Expressions, ToIR):
                     others.append(alt)
                 else:
                     missing = True
+            entering = []
             if missing:  # an arm that binds nothing: the value from before the chain reaches too
                 before = frame.scope.last(name, chain.start)
                 if before is not None:
                     others.append(before)
-            if not others:
+                elif name in frame.scope.params:  # the parameter as the function was given it
+                    entering.append(frame.bound[name] if name in frame.bound else self.parameter(name, frame))
+            if not others and not entering:
                 return value
-            candidates = [value] + [self.binding(o, frame, at) for o in others]
+            candidates = [value] + [self.binding(o, frame, at) for o in others] + entering
             return max(candidates, key=lambda v: self.verdict(v).volatility)
         return value
 
