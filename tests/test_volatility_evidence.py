@@ -15,7 +15,7 @@ from promptlint.sources import jinja
 
 @pytest.mark.parametrize("name,expected", [
     # strong signals
-    ("now", V.REQUEST), ("current_datetime", V.REQUEST), ("request_id", V.REQUEST), ("timestamp", V.REQUEST),
+    ("now", V.REQUEST), ("now_time", V.REQUEST), ("current_datetime", V.REQUEST), ("request_id", V.REQUEST), ("timestamp", V.REQUEST),
     ("user_name", V.USER), ("session_id", V.SESSION), ("chat_history", V.SESSION), ("question", V.REQUEST),
     ("today", V.DAY), ("yesterday", V.DAY), ("current_date", V.DAY),
     # what a run is about

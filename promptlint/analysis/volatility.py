@@ -81,7 +81,7 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           r".*uuid.*", r".*nonce.*", r"random.*", r".*_random", r"salt", r"shuffled.*"),
     _rule(V.REQUEST, "the current time (changes every request)",
           r"now", r"(current_|curr_|utc_|local_|server_|system_)?(date_?time|timestamp|time|ts|clock)(_now|_utc|_iso|_str|_string|_text)?",
-          r".*_(timestamp|datetime|date_time)(_str|_iso|_string|_text)?", r"time_?now", r"current_time.*",
+          r".*_(timestamp|datetime|date_time)(_str|_iso|_string|_text)?", r"time_?now", r"now_(time|datetime|date_time|ts)", r"current_time.*",
           r"(.+_)?(current|now|request|sent|received|local|server|system|utc)_(date_?time|time|timestamp|at)(_.+)?",
           # `created_at`, `review_started_at`: a past participle before `_at` is a
           # time; other `*_at` names (`good_at`, `look_at`) are not
