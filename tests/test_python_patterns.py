@@ -121,8 +121,10 @@ EXPECTED = {
     "registry/plugins.py": [("PL002", 11, 46, "warning")],
     # a helper that rebinds its parameter (`initial_prompt += ...; return initial_prompt`), inlined
     # where it is called: the retrieved docs it appends stay in the prompt (vanna's add_*_to_prompt);
-    # the list the method returns is one prompt, not two
-    "retrieval/sql_context.py": [("PL001", 9, 25, "error")],
+    # the list the method returns is one prompt, not two. Called twice, the helper's part is told by
+    # the argument that brings it: the docs at theirs; the tables, which another call brought in
+    # with the text built so far, not at the docs' argument
+    "retrieval/sql_context.py": [("PL008", 9, 25, "info"), ("PL001", 17, 81, "error")],
     # a helper that fills an optional argument only when the caller passes none (mem0's
     # _resolve_dates): the caller's timestamp reaches the prompt, the fallback date is the other arm
     "knowledge/extraction.py": [("PL001", 16, 41, "error")],

@@ -418,6 +418,12 @@ class Expressions:
         if not carried:
             return value
         most, arg = max(carried, key=lambda c: c[0])
+        # parts another argument brought in (`initial_prompt = self.add(initial_prompt, docs)`:
+        # the text built before this call) stay where they are
+        others = set()
+        for name, node in _passed(func, call):
+            if node is not arg and name in bound:
+                _collect_parts(bound[name], others)
         inside = self.span(func.node)
         span = self.file_span(*self.span(arg))
         label = short(self.src(arg))
@@ -430,6 +436,7 @@ class Expressions:
                 return StrV([dataclasses.replace(s, span=span, fix=None, label=label)
                              if isinstance(s, Slot) and s.span is not None and s.span.file is self.file
                              and written_in_helper(s.span.start) and s.volatility <= most and not s.order_varies
+                             and id(s) not in others
                              else s for s in v.segs], v.node)
             if isinstance(v, ListV):
                 return ListV([move(i) for i in v.items], v.node, v.is_tuple)
@@ -439,7 +446,7 @@ class Expressions:
                 return DictV([(k, move(x)) for k, x in v.pairs], v.node, v.key_nodes)
             if isinstance(v, LoopV):
                 if v.order or v.node is None or not written_in_helper(self.span(v.node)[0]) \
-                        or self.verdict(v).volatility > most:
+                        or self.verdict(v).volatility > most or id(v) in others:
                     return v
                 return dataclasses.replace(v, node=arg, fix=None, label=label)
             if isinstance(v, Opaque):
@@ -485,6 +492,18 @@ class Expressions:
     def argument(self, param: str, node, scope: Scope, frame: Frame):
         value = self.eval(node, frame)
         return named_by(self.ctx, param, value)
+
+
+def _collect_parts(value, out: set) -> None:
+    """The ids of the slots and loops a value carries (what an argument brings into a helper)."""
+    if isinstance(value, StrV):
+        out.update(id(s) for s in value.segs if isinstance(s, Slot))
+    elif isinstance(value, ListV):
+        for item in value.items:
+            out.add(id(item))
+            _collect_parts(item, out)
+    elif isinstance(value, Spread):
+        _collect_parts(value.value, out)
 
 
 def _passed(func: FuncV, call: cst.Call) -> list[tuple[str, cst.CSTNode]]:

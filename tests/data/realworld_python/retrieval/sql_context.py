@@ -11,8 +11,9 @@ class SqlPrompter:
                     initial_prompt += f"{item}\n\n"
         return initial_prompt
 
-    def get_sql_prompt(self, question, retrieved_docs):
+    def get_sql_prompt(self, question, table_ddl, retrieved_docs):
         initial_prompt = "You are a SQL expert. Write one query that answers the question from the context. "
+        initial_prompt = self.add_section(initial_prompt, "Tables", table_ddl)
         initial_prompt = self.add_section(initial_prompt, "Additional Context", retrieved_docs)
         initial_prompt += (
             "===Response Guidelines\n"
