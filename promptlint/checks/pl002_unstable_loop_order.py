@@ -20,6 +20,11 @@ Three kinds of loop are reported:
   a reconnect), which is how tool-order cache misses happen in practice, but
   nothing in the template is evidence that it changes.
 
+A tool list the Python reader finds on its own (a list named for tools,
+filled in a loop over a set or a folder listing, which its file does not
+send: the app sends it elsewhere) is reported as a warning without a token
+count: its size and what follows it are in another file.
+
 Where: a loop is reported when at least MIN_BREAKER_GAIN stable tokens follow
 it, counted at the widest scope the loop's *contents* do not already break
 (a reordering costs only what would otherwise be shared): a loop over static

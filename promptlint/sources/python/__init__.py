@@ -104,11 +104,6 @@ _LLM_IMPORTS = re.compile(
     r"|autogen|crewai|pydantic_ai|guidance|outlines|huggingface_hub|transformers|vllm|boto3)\b", re.M)
 
 
-# a list named for tools being built (toollists): `functions = [...`, `self._tools.append(`
-_TOOL_LIST_HINT = re.compile(r"\b_?\w*(?:tools|functions|tool_(?:specs?|defs?|definitions?|list|schemas?))"
-                             r"[ \t]*(?:=[ \t]*(?:list|tuple)?[ \t]*[\[(]|\.(?:append|extend|insert)\()")
-
-
 def _instructions(text: str) -> bool:
     """Text that addresses a model (the same test discovery uses)."""
     return directive_score(text) >= BUILDER_DIRECTIVES
@@ -116,7 +111,7 @@ def _instructions(text: str) -> bool:
 
 def read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
     """Every prompt of a Python module; [] for a module without one."""
-    if not _HINTS.search(file.text) and not _instructions(file.text) and not _TOOL_LIST_HINT.search(file.text):
+    if not _HINTS.search(file.text) and not _instructions(file.text) and not toollists.HINT.search(file.text):
         return []
     return _deep(lambda: _read(file, ctx), file, ctx)
 

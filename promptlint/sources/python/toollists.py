@@ -25,6 +25,10 @@ _TOOL_LIST = re.compile(
     r"^(?:[a-z0-9]+_)*(?:tools|toolset|toolbox|functions|function_schemas|(?:tool|function)_(?:specs?|defs?|"
     r"definitions?|list|schemas?|declarations?))$")
 _FILLS = ("append", "extend", "insert")
+# the text of a file that builds such a list (`functions = [...`, `self._tools.append(`): read
+# before parsing, so that a file with none of them is skipped unparsed
+HINT = re.compile(r"\b_?\w*(?:tools|functions|tool_(?:specs?|defs?|definitions?|list|schemas?))"
+                  r"[ \t]*(?:=[ \t]*(?:list|tuple)?[ \t]*[\[(]|\.(?:append|extend|insert)\()")
 
 
 def tool_target(node) -> str | None:
