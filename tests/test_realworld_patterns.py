@@ -124,21 +124,3 @@ def test_a_history_with_nothing_per_request_ahead_of_it_costs_nothing_per_turn(t
     assert prompt.conversation is not None and prompt.conversation.breaker is None
     assert prompt.conversation.lost_per_turn == 0 and not prompt.turn_breaker
 
-
-def test_a_per_request_value_after_the_history_keeps_nothing_from_a_later_request(tmp_path):
-    # this turn's message follows the conversation so far: the prefix up to it grows every
-    # turn, so the fixed text after the round number is shared by no later request (and the
-    # turn, once sent, is reused whole as history); the same text ahead of the history is a loss
-    rules = ("Review the answer you just gave for accuracy and soundness, keep the spirit of the original "
-             "unless there are glaring issues, and respond in the same THOUGHT / REVIEW JSON format as "
-             "before, with every field filled in and no text outside the JSON block. ") * 3
-    after = tmp_path / "after.j2"
-    after.write_text("You are a careful reviewer.\n{% for message in history %}{{ message.content }}\n{% endfor %}"
-                     "Round {{ current_round }}.\n" + rules, encoding="utf-8")
-    ahead = tmp_path / "ahead.j2"
-    ahead.write_text("Round {{ current_round }}.\n" + rules
-                     + "{% for message in history %}{{ message.content }}\n{% endfor %}", encoding="utf-8")
-    result = invoke(tmp_path, "check", "after.j2", "ahead.j2")
-    assert "after.j2:3:" not in result.stdout  # (the history itself, ahead of the fixed text, is reported)
-    assert "after.j2:2:1: PL001 for message in history changes per session" in result.stdout
-    assert "ahead.j2:1:7: PL001 {{ current_round }} changes per request" in result.stdout

@@ -105,18 +105,5 @@ def conversation(template: PromptTemplate, reference: Render, tokenizer, traffic
                         mean_history_tokens(traffic), stable_after)
 
 
-def after_history(template: PromptTemplate, reference: Render, slot: Slot) -> bool:
-    """Whether `slot` renders after the conversation history (in this turn's
-    own message). The prefix up to it then changes every turn, as the
-    history grows, so no later request shares the text after it; and once
-    sent, the turn joins the history whole, value and all, and is reused
-    from there on."""
-    history = history_slot(template)
-    if history is None or history is slot:
-        return False
-    h_start, begin = start_of(reference, history), start_of(reference, slot)
-    return h_start is not None and begin is not None and begin > h_start
-
-
-__all__ = ["Conversation", "after_history", "conversation", "history_slot", "is_history", "mean_history_tokens",
+__all__ = ["Conversation", "conversation", "history_slot", "is_history", "mean_history_tokens",
            "turns_per_session", "FORMULA"]

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 
 from promptlint.checks import pl002_unstable_loop_order as pl002
 from promptlint.checks import pl006_whitespace_drift as pl006
-from promptlint.analysis.conversation import after_history
 from promptlint.checks.base import CheckContext, Finding, Severity, brief
 from promptlint.checks.move_to_user import move_edits
 from promptlint.checks.precision import precision_edits
@@ -59,8 +58,6 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         for slot in candidates(section.parts):
             if slot.span is None or pl002.owns(ctx, slot) or pl006.owns(ctx, slot):
                 continue  # the specific rule reports it, with the specific fix
-            if after_history(ctx.template, ctx.primary.reference, slot):
-                continue  # this turn's own text: nothing after it is shared by a later request
             scope = widest_scope(slot.volatility)
             tokens = stable_tokens_after(ctx, slot, scope)
             turn = conversation_loss(ctx, slot)
