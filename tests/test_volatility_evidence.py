@@ -25,7 +25,7 @@ from promptlint.sources import jinja
     ("cur_url", V.REQUEST), ("cur_axtree_txt", V.REQUEST), ("curr_step", V.REQUEST),
     ("all_plan", V.SESSION), ("terminal_plan", V.SESSION), ("sub_plans", V.SESSION),
     ("instruction", V.REQUEST), ("user_instruction", V.REQUEST), ("research_topic", V.SESSION),
-    ("navigation_goal", V.SESSION),
+    ("navigation_goal", V.SESSION), ("weekly_goal", V.UNKNOWN),
     # settings and configuration
     ("max_actions", V.STATIC), ("step_limit", V.STATIC), ("context_window", V.STATIC), ("output_format", V.STATIC),
     ("tools", V.STATIC), ("tool_names", V.STATIC), ("tools_section", V.STATIC), ("app_version", V.DEPLOY),

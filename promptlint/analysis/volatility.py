@@ -100,8 +100,10 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           r"(all|current|terminal|sub|task|execution|action|next|new|updated|revised|overall|full|step|work)_plans?",
           r"notes", r"state", r"(message_|chat_)?thread", r"(chat_|conversation_)?messages",
           r"turns",
-          # what a run works on (a research topic, a navigation goal): fixed for the run, new for the next
-          r"[a-z0-9]+_(topics?|goals?|objectives?)",
+          # what a run works on (a research topic, a navigation goal): fixed for the run, new for the
+          # next; a goal the user keeps for weeks (`weekly_goal`) says nothing of the kind
+          r"(research|navigation|search|section|report|essay|article|blog|run|task|session|conversation)_"
+          r"(topics?|goals?|objectives?)",
           # the repository or branch a coding agent's session works on, and its state
           r"(repo|repository|git_repo)(_name|_url|_path|_dir|_directory|_full_name)?", r"(git_)?branch(_name)?",
           r"(file|files|directory|folder|repo|repository|project|workspace)_(tree|map|structure|listing|layout)"),
