@@ -453,3 +453,20 @@ def test_a_message_list_a_method_builds_and_returns_is_one_prompt():
     prompts = load(DATA / "retrieval" / "sql_context.py", "python", SourceContext(root=DATA))
     assert [p.name for p in prompts] == ["sql_context:SqlPrompter.get_sql_prompt"]
     assert [s.role for s in prompts[0].sections] == ["system", "user"]
+
+
+def test_an_if_the_defaults_skip_leaves_the_parameter_as_the_caller_gave_it(tmp_path):
+    # verbose defaults to False: the arm that rebinds `when` never runs, so the clock the
+    # caller passes is what reaches the prompt
+    (tmp_path / "agent.py").write_text(
+        "from datetime import datetime\nfrom openai import OpenAI\n\nclient = OpenAI()\n\n\n"
+        "def stamp(when, verbose=False):\n    if verbose:\n        when = 'later'\n    return f'Time: {when}'\n\n\n"
+        "def ask(question):\n"
+        "    system = stamp(datetime.now()) + '\\n' + ('You answer questions about the Fernhill library: its "
+        "opening hours, its loans and renewals, its events and its study rooms. Be brief and friendly, and "
+        "say when you do not know. ' * 3)\n"
+        "    return client.chat.completions.create(model='gpt-4.1', messages=[\n"
+        "        {'role': 'system', 'content': system}, {'role': 'user', 'content': question}])\n")
+    result = invoke(tmp_path, "check", "agent.py")
+    assert result.exit_code == 1, result.output
+    assert "agent.py:10:21: PL001 when changes per request" in result.stdout, result.stdout

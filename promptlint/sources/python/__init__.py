@@ -551,7 +551,6 @@ class _Reader:
             seen.add(id(where))
             scope = self.scope_of(owner)
             flow = self.flow
-            flow.reads = set()
             sections = toollists.unordered_tools(flow, target, loop, value, flow.frame_for(scope))
             if sections:
                 label = target if scope.is_module else f"{scope.label}.{target}"

@@ -358,12 +358,14 @@ class Flow(Loops, Expressions, ToIR):
             taken = self.taken_arm(chain, frame)
             if taken is not None and taken != arm:
                 # the code fixes the arm (an inlined helper's `if not image_urls:` with the
-                # default None): only the binding that arm makes, or the one before the chain
-                s, e = chain.arms[taken] if taken < len(chain.arms) else (chain.start, chain.start)
-                alt = frame.scope.last(name, e)
-                if alt is None or not s <= alt.end <= e:
-                    alt = frame.scope.last(name, chain.start)
-                return value if alt is None else self.branched(name, alt, frame, at)
+                # default None): only the binding that arm makes, or the value from before the chain
+                if taken < len(chain.arms):
+                    s, e = chain.arms[taken]
+                    alt = frame.scope.last(name, e)
+                    if alt is not None and s <= alt.end <= e:
+                        return self.branched(name, alt, frame, at)
+                before = self.before_chain(name, chain, frame, at)
+                return value if before is None else before
             if taken is not None:
                 continue
             others = []
@@ -376,18 +378,25 @@ class Flow(Loops, Expressions, ToIR):
                     others.append(alt)
                 else:
                     missing = True
-            entering = []
+            candidates = [value] + [self.binding(o, frame, at) for o in others]
             if missing:  # an arm that binds nothing: the value from before the chain reaches too
-                before = frame.scope.last(name, chain.start)
+                before = self.before_chain(name, chain, frame, at)
                 if before is not None:
-                    others.append(before)
-                elif name in frame.scope.params:  # the parameter as the function was given it
-                    entering.append(frame.bound[name] if name in frame.bound else self.parameter(name, frame))
-            if not others and not entering:
+                    candidates.append(before)
+            if len(candidates) == 1:
                 return value
-            candidates = [value] + [self.binding(o, frame, at) for o in others] + entering
             return max(candidates, key=lambda v: self.verdict(v).volatility)
         return value
+
+    def before_chain(self, name: str, chain, frame: Frame, at: float):
+        """The value `name` has as an `if` chain starts: its binding before the
+        chain, else the parameter as the function was given it; None if neither."""
+        before = frame.scope.last(name, chain.start)
+        if before is not None:
+            return self.binding(before, frame, at)
+        if name in frame.scope.params:
+            return frame.bound[name] if name in frame.bound else self.parameter(name, frame)
+        return None
 
     def taken_arm(self, chain, frame: Frame) -> int | None:
         """The arm of an `if`/`elif`/`else` chain the code fixes (each test up to
