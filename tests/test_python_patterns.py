@@ -27,6 +27,12 @@ EXPECTED = {
     # messages[-1] of the conversation is this turn's (retrieved documents): formatted into the
     # system message ahead of the history, it throws the conversation's prefix away every turn
     "retrieval/answer.py": [("PL001", 21, 91, "error")],
+    # a conversation the code receives (a voice pipeline's context, chat_ctx.items): memories or
+    # passages found for this turn inserted after the system prompt, or appended to its text, sit
+    # ahead of the whole history; reported where each item enters the text. An insert at
+    # len(messages) appends, and the caller's profile changes no more often than the history
+    "voice/recall.py": [("PL001", 18, 29, "error")],
+    "voice/lookup_node.py": [("PL001", 18, 29, "error"), ("PL001", 30, 48, "error")],
     # LLMChain(prompt=TEMPLATE) of another module, run with a dict of inputs: the goal enters at
     # the dict's value; the template's own module reports its field where nothing fills it
     "chains/code_tool.py": [("PL001", 11, 42, "error")],

@@ -92,8 +92,10 @@ def conversation(template: PromptTemplate, reference: Render, tokenizer, traffic
                     and begin is not None and begin < h_start):
                 breaker = slot
                 break
-    elif (start_of(reference, breaker) or h_start) >= h_start or breaker.volatility < Volatility.REQUEST:
-        breaker = None
+    else:
+        begin = start_of(reference, breaker)  # 0 when the prompt starts with it
+        if begin is None or begin >= h_start or breaker.volatility < Volatility.REQUEST:
+            breaker = None
     stable_after = 0
     if breaker is not None:
         after = max(p.end for p in reference.pieces if any(s is breaker for s in p.slots))

@@ -15,7 +15,7 @@ from promptlint.checks.measure import (
     MIN_BREAKER_GAIN, SEVERITY_BY_CLASS, as_written, candidates, conversation_loss, monthly_cost,
     stable_tokens_after, widest_scope,
 )
-from promptlint.ir import Volatility
+from promptlint.ir import SlotKind, Volatility
 
 SCOPE_WORDS = {"global": "all users", "user": "one user's sessions", "session": "one session's requests"}
 # what a concise line adds to "uncached": nothing for the usual case (shared by every user)
@@ -38,6 +38,20 @@ def _uncached(slot, scope) -> str:
 def _at(slot) -> str:
     line, col = slot.span.line_col if slot.span else (1, 1)
     return f"{line}:{col}"
+
+
+def _entry(ctx: CheckContext, slot):
+    """Where a slot's volatile value enters the text: for a loop of code
+    (Python; a template's `{% for %}` is text of its own) over items
+    that change (not over an unstable order), the first value of an item
+    written inside it, below the loop's head, that changes as often
+    (`{memory}` in the f-string a loop appends), else the slot itself (a
+    loop placed by a format argument is reported at the argument)."""
+    if slot.kind is not SlotKind.LOOP or slot.order_varies or slot.insertion_order or slot.span is None \
+            or ctx.template.format != "python":
+        return slot
+    return next((s for s in candidates(slot.children) if s.volatility >= slot.volatility and s.span is not None
+                 and s.span.file is slot.span.file and s.span.start > slot.span.start), slot)
 
 
 def _worth_reporting(tokens: int, turn) -> bool:
@@ -96,7 +110,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding(
                 "PL001", Severity.parse(SEVERITY_BY_CLASS[slot.volatility]),
                 f"{slot.label} changes {CHANGES[slot.volatility]} ({slot.reason}): {effect}",
-                slot.span, tokens=tokens, usd_per_month=usd, model=model,
+                _entry(ctx, slot).span, tokens=tokens, usd_per_month=usd, model=model,
                 fix=describe(slot) or "move it after the stable content (the end of the last user message), "
                     "or declare its real volatility in [tool.promptlint.variables]",
                 edits=edits, unsafe=unsafe, gated=gated, summary=short,

@@ -62,7 +62,7 @@ from promptlint.ir import Breakpoint, PromptTemplate, Section, Slot, SourceError
 from promptlint.sources.base import SourceContext
 from promptlint.sources.python.calls import Sections, is_message_list, lc_message_list, might_send, site
 from promptlint.sources.python.flow import Flow, OverBudget
-from promptlint.sources.python import files, toollists
+from promptlint.sources.python import files, injected, toollists
 from promptlint.sources.python.scope import INF, last_name
 from promptlint.sources.python.values import ListV, MsgV, StrV
 from promptlint.sources.python.strings import Lit
@@ -111,7 +111,8 @@ def _instructions(text: str) -> bool:
 
 def read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
     """Every prompt of a Python module; [] for a module without one."""
-    if not _HINTS.search(file.text) and not _instructions(file.text) and not toollists.HINT.search(file.text):
+    if not _HINTS.search(file.text) and not _instructions(file.text) and not toollists.HINT.search(file.text) \
+            and not injected.HINT.search(file.text):
         return []
     return _deep(lambda: _read(file, ctx), file, ctx)
 
@@ -142,7 +143,8 @@ def _read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
     module = _parse(file)
     collector = _Collector().collect(module)
     if not collector.calls and not _named_prompt_candidates(module) and not _instructions(file.text) \
-            and not files.WRITTEN_JINJA_PATH.search(file.text) and not collector.tool_lists:
+            and not files.WRITTEN_JINJA_PATH.search(file.text) and not collector.tool_lists \
+            and not collector.injections:
         return []  # nothing shaped like a prompt: skip the (costly) position pass
     flow = Flow(module, positions(module), file, ctx)
     reader = _Reader(flow, file, ctx)
@@ -389,11 +391,13 @@ class _Collector:
         # (name, the loop or None, the comprehension or None, owner)
         self.tool_lists: list = []
         self.loops: list = []  # the for statements the walk is inside
+        # messages or text put into a conversation this code receives (injected): (node, kind, owner)
+        self.injections: list = []
 
     def collect(self, module: cst.Module) -> "_Collector":
         visits = {cst.Call: self.visit_Call, cst.Assign: self.visit_Assign, cst.AnnAssign: self.visit_AnnAssign,
                   cst.List: self.visit_List, cst.FunctionDef: self.stack.append, cst.ClassDef: self.stack.append,
-                  cst.For: self.loops.append}
+                  cst.For: self.loops.append, cst.AugAssign: self.visit_injection}
         scopes = (cst.FunctionDef, cst.ClassDef)
 
         def enter(node):
@@ -413,6 +417,7 @@ class _Collector:
     def visit_Call(self, node):
         if might_send(node):
             self.calls.append((node, self.stack[-1]))
+        self.visit_injection(node)
         target = toollists.fills(node)
         if target is not None and self.loops:
             self.tool_lists.append((target, self.loops[-1], None, self.stack[-1]))
@@ -421,6 +426,11 @@ class _Collector:
                 and func.attr.value in ("append", "insert", "extend")
                 and any(_role_dict(a.value) or _role_list(a.value) for a in node.args)):
             self.message_lists.append((func.value.value, self.stack[-1], node))
+
+    def visit_injection(self, node):
+        kind = injected.site(node)
+        if kind is not None:
+            self.injections.append((node, kind, self.stack[-1]))
 
     def visit_Assign(self, node):
         if toollists.built(node.value):
@@ -535,6 +545,7 @@ class _Reader:
                 if written or _has_text(sections):  # a wrapper passing its caller's messages through: no prompt
                     self.add(call, scope, sections, model)
         self.langchain_leftovers(collector, consumed)
+        self.injections(collector)
         self.message_leftovers(collector, consumed)
         self.named_prompts(consumed)
         self.tool_lists(collector, consumed)
@@ -555,6 +566,18 @@ class _Reader:
             if sections:
                 label = target if scope.is_module else f"{scope.label}.{target}"
                 self.found.append((flow.span(where)[0], label, sections, None, self.span(where), None))
+
+    def injections(self, collector: _Collector) -> None:
+        """Messages and text put early into a conversation received from elsewhere (injected)."""
+        build = Sections(self.flow)
+        for node, kind, owner in collector.injections:
+            if id(node) in self.flow.used:
+                continue
+            scope = self.scope_of(owner)
+            sections = injected.read(self.flow, build, node, kind, scope)
+            if sections:
+                self.flow.used.add(id(node))
+                self.add(node, scope, sections)
 
     def add(self, node, scope, sections, model=None, label=None, span=None) -> None:
         start = self.flow.span(node)[0] if node is not None else span.start

@@ -279,6 +279,9 @@ class Expressions:
             return StrV(left.segs + self.segs(right), node)
         if isinstance(left, (Opaque, LoopV)) and isinstance(right, StrV):
             return StrV(self.segs(left) + right.segs, node)
+        if isinstance(left, Opaque) and isinstance(right, LoopV) and isinstance(right.body, StrV):
+            # `text = self.prefix` then `text += f"..."` in a loop: text, one region per item
+            return StrV(self.segs(left) + self.segs(right), node)
         if isinstance(left, ListV) and isinstance(right, ListV):
             return ListV(left.items + right.items, node)
         if isinstance(left, (Opaque, LoopV)) and isinstance(right, ListV):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import libcst as cst
 
 from promptlint.analysis.volatility import Verdict
+from promptlint.ir import Volatility as V
 from promptlint.sources.python.scope import Frame, _names_in
 from promptlint.sources.python.values import (
     DictV, ListV, LoopV, Opaque, SetV, Spread, StrV, literal_text, short, strongest,
@@ -52,7 +53,13 @@ class Loops:
         return None
 
     def item_of(self, iterable, node) -> Opaque:
-        """An unknown item of an iterable (the loop target's value)."""
+        """An unknown item of an iterable (the loop target's value); of
+        `enumerate(items)`, a counter (the same on every request) and the item."""
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "enumerate" \
+                and node.args and not node.args[0].star:
+            counter = Opaque("a counter", Verdict(V.STATIC, "enumerate()'s count: 0, 1, 2 ... on every request"),
+                             node, kind="name")
+            return ListV([counter, self.item_of(iterable, node.args[0].value)], node, is_tuple=True)
         label = short(self.src(node)) if node is not None else "items"
         base = self.verdict_items(iterable)
         samples = ()

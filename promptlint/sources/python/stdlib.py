@@ -273,6 +273,14 @@ def builtin(flow, name: str, node, frame, positional, keywords, span):
         if isinstance(first, (Opaque, LoopV)) and not (isinstance(first, Opaque) and first.order):
             return ListV([first if isinstance(first, LoopV) else Spread(first, positional[0])], node)
         return first
+    if name == "enumerate" and first is not None:
+        # the items as they are; a loop over it binds a counter beside each (loops.item_of)
+        known = flow.known_items(first)
+        if known is None:
+            return first
+        start = values[1].value if len(values) > 1 and isinstance(values[1], ConstV) else 0
+        return ListV([ListV([ConstV(start + i, node), item], node, is_tuple=True) for i, item in enumerate(known)],
+                     node)
     if name in ("set", "frozenset"):
         if isinstance(first, ListV) and flow.known_items(first) is not None:
             return SetV(list(first.items), node)
@@ -601,8 +609,12 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
                               "itself is checked when it is a prompt file)")
     else:
         verdict = _call_verdict(flow, strip_self(dotted))
+        derived = derived_from(flow, node, frame)
+        if derived is not None and derived.volatility > verdict.volatility:
+            # `store.search_memories(utterance)`: found with this turn's words, it changes with them
+            verdict = derived
         if no_evidence(verdict):
-            verdict = derived_from(flow, node, frame) or \
+            verdict = derived or \
                 Verdict(V.UNKNOWN, f"returned by {short(flow.src(node.func))}(), which promptlint does not "
                                    "follow: no evidence of how often it changes (declare it in "
                                    "[tool.promptlint.variables])")
@@ -618,22 +630,30 @@ def derived_from(flow, node: cst.Call, frame) -> Verdict | None:
     """A call we cannot follow, given a value that changes per user or more
     often (`retriever.search(question)`, `summarise(history)`): what it
     returns is computed from that value, so it changes with it. None when no
-    argument has such evidence."""
+    argument has such evidence. A method's object is such a value too
+    (`node.get_content()` of a retrieved node, `user.display_name()`)."""
     found = []
-    for arg in node.args:
+    inputs = [arg.value for arg in node.args if not arg.star]
+    if isinstance(node.func, cst.Attribute) and not _is_self(node.func.value):
+        inputs.insert(0, node.func.value)
+    for arg in inputs:
         # names and their attributes and items only: a nested call is not
         # evaluated for this (inlining it at every unknown call would multiply
         # the work in recursive helpers)
-        if arg.star or not _plain_reference(arg.value):
+        if not _plain_reference(arg):
             continue
-        value = flow.eval(arg.value, frame)
+        value = flow.eval(arg, frame)
         verdict = flow.verdict(value)
         if verdict.volatility >= V.USER:
-            found.append((verdict, short(flow.src(arg.value))))
+            found.append((verdict, short(flow.src(arg))))
     if not found:
         return None
     verdict, label = max(found, key=lambda f: f[0].volatility)
     return Verdict(verdict.volatility, f"computed by {short(flow.src(node.func))}() from {label}: {verdict.reason}")
+
+
+def _is_self(node) -> bool:
+    return isinstance(node, cst.Name) and node.value in ("self", "cls")
 
 
 def _plain_reference(node) -> bool:

@@ -1,0 +1,174 @@
+"""Messages put into a conversation the code receives but does not build.
+
+Chat frameworks hand a processor or a node the conversation so far (a
+context's `get_messages()`, `chat_ctx.items`, a `messages` parameter), and
+code that adds retrieved memories or documents often puts them in early:
+it inserts a message at a fixed position (`messages.insert(1, memory_message)`)
+or appends text to the first, system message
+(`chat_ctx.items[0].content.append(text)`, `messages[0]["content"] += ctx`).
+Every message after that point, the conversation's history, then follows a
+value that changes each turn, and the provider's cache of it is lost on
+every turn. The prompt read here is the added text followed by that history
+(a per-session slot), so PL001 judges the added value against it.
+
+Only a receiver named for a conversation counts, only a message (a role
+dict or a message class) is an inserted message, and an index that may be
+the end (`len(messages)`, a negative one) is an append: no finding.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from promptlint.ir import Section, Slot, SlotKind, Volatility
+from promptlint.sources.python.scope import _dotted_name
+from promptlint.sources.python.values import ConstV, DictV, ListV, MsgV, Opaque, Spread
+
+# a part of the receiver's dotted name that names a conversation (chat_ctx.items, self.messages)
+_CONVERSATION = re.compile(r"(?:^|_)(?:messages|msgs|history|conversation|dialog|dialogue|turns|chat|chat_ctx|ctx|"
+                           r"context|chat_context)(?:_|$)", re.I)
+_APPENDS = ("append", "extend")
+# the text of a file that may do either: read before parsing, so that a file with none is skipped unparsed
+HINT = re.compile(r"\.content\.(?:append|extend)\(|\.content\s*\+=|\[[\"']content[\"']\]\s*\+="
+                  r"|(?:messages|msgs|history|ctx|context|conversation|chat|turns)\w*(?:\.\w+)*\.insert\(", re.I)
+
+
+def site(node) -> str | None:
+    """What kind of injection a call or augmented assignment is shaped like
+    ("insert", "append"), before anything is evaluated; None for neither."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        attr = node.func.attr.value
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        if attr == "insert" and len(positional) == 2 and len(node.args) == 2 and _conversation(node.func.value):
+            return None if _may_be_the_end(positional[0].value) else "insert"
+        if attr in _APPENDS and len(positional) == 1 and _content_of(node.func.value) is not None:
+            return "append"
+    if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign) \
+            and _content_of(node.target) is not None:
+        return "append"
+    return None
+
+
+def _conversation(node) -> bool:
+    dotted = _dotted_name(node)
+    return dotted is not None and any(_CONVERSATION.search(p.lstrip("_")) for p in dotted.split("."))
+
+
+def _may_be_the_end(index) -> bool:
+    """`len(messages)`, `len(messages) - 1`, `-1`: the insert appends, or
+    goes just before the last message (the current turn)."""
+    if isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus):
+        return True
+    found = []
+
+    class Len(cst.CSTVisitor):
+        def visit_Call(self, n):
+            if isinstance(n.func, cst.Name) and n.func.value == "len":
+                found.append(n)
+
+    index.visit(Len())
+    return bool(found)
+
+
+def _content_of(node):
+    """The message whose content `node` is (`m.content`, `m["content"]`), else None."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "content":
+        return node.value
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        key = node.slice[0].slice.value
+        if isinstance(key, cst.SimpleString) and key.evaluated_value == "content":
+            return node.value
+    return None
+
+
+def _first_of(node) -> cst.CSTNode | None:
+    """The conversation `node` is the first message of (`ctx.items[0]`), else None."""
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        index = node.slice[0].slice.value
+        if isinstance(index, cst.Integer) and index.evaluated_value == 0 and _conversation(node.value):
+            return node.value
+    return None
+
+
+def read(flow, build, node, kind: str, scope) -> list[Section] | None:
+    """The sections of one injection: the added message or text, then the
+    history after it. None when the receiver is a list built here (the flow
+    reads that list itself) or what is added is not a message."""
+    frame = flow.frame_for(scope)
+    if kind == "insert":
+        receiver, (index, added) = node.func.value, [a.value for a in node.args]
+        if not _received(flow, receiver, scope, frame, flow.span(node)[0]):
+            return None
+        where = flow.eval(index, frame)
+        if where is not None and not (isinstance(where, ConstV) and isinstance(where.value, int)
+                                      and where.value >= 0) and not isinstance(where, Opaque):
+            return None
+        message = _message(flow, added, scope, frame, flow.span(node)[0])
+        if message is None:
+            return None
+        head = [build.message(message, False, None, added)]
+    else:
+        holder = _content_of(node.func.value if isinstance(node, cst.Call) else node.target)
+        conversation = _first_of(holder) or _first_of(_bound_to(scope, holder, flow.span(node)[0]))
+        if conversation is None or not _received(flow, conversation, scope, frame, flow.span(node)[0]):
+            return None
+        added = node.args[0].value if isinstance(node, cst.Call) else node.value
+        head = [build.section("system", build.content(flow.eval(added, frame)), added)]
+        receiver = conversation
+    if not any(p for s in head for p in s.parts):
+        return None
+    return head + [Section("user", [_history(flow, receiver)], flow.file_span(*flow.span(receiver)))]
+
+
+def _message(flow, node, scope, frame, at: int):
+    """The message an expression gives (a role dict, a message class), else
+    None; of `a if c else b` (written there or assigned to the name) the
+    first arm, when both are messages (they differ in the role)."""
+    value = flow.eval(node, frame)
+    if _is_message(value):
+        return value
+    choice = node if isinstance(node, cst.IfExp) else _bound_to(scope, node, at)
+    if isinstance(choice, cst.IfExp):
+        arms = [flow.eval(choice.body, frame), flow.eval(choice.orelse, frame)]
+        if all(_is_message(a) for a in arms):
+            return arms[0]
+    return None
+
+
+def _is_message(value) -> bool:
+    return isinstance(value, DictV) and value.get("role") is not None \
+        or isinstance(value, MsgV) and value.placeholder is None
+
+
+def _bound_to(scope, node, at: int):
+    """The expression a plain name was last assigned before `at` (`first = ctx.items[0]`)."""
+    if not isinstance(node, cst.Name):
+        return None
+    binding = scope.last(node.value, at)
+    return binding.value if binding is not None and binding.kind == "assign" and not binding.path else None
+
+
+def _received(flow, receiver, scope, frame, at: int) -> bool:
+    """Whether a conversation is one this code does not build: a parameter,
+    an attribute, what a framework call returned (not a list of messages
+    written here, which the flow follows item by item)."""
+    if isinstance(receiver, cst.Name):
+        value = flow.lookup(receiver.value, at, frame)
+    else:
+        value = flow.eval(receiver, frame)
+    if isinstance(value, Opaque):
+        return True
+    return isinstance(value, ListV) and all(isinstance(i, (Spread, Opaque)) for i in value.items)
+
+
+def _history(flow, receiver) -> Slot:
+    """The messages already in the conversation after the added text: its history."""
+    name = _dotted_name(receiver) or flow.src(receiver)
+    return Slot(label=f"the rest of {name}", kind=SlotKind.VARIABLE, volatility=Volatility.SESSION,
+                reason=f"the conversation history already in {name}, after what this code adds",
+                span=flow.file_span(*flow.span(receiver)), names=(name.rsplit(".", 1)[-1],))
+
+
+__all__ = ["site", "read"]
