@@ -210,7 +210,7 @@ class Sections:
         span = self.flow.file_span(*self.flow.span(node)) if node is not None else None
         return Section(role, parts, span)
 
-    def messages(self, value, node, template: bool = False, style: str | None = None) -> list[Section]:
+    def messages(self, value, node, template: bool | str = False, style: str | None = None) -> list[Section]:
         """Sections of a list of messages, in order. In a LangChain template
         (`template`), tuples and strings are templates in `style`."""
         flow = self.flow
@@ -227,7 +227,9 @@ class Sections:
                 out.append(section)
         return out
 
-    def message(self, item, template: bool, style: str | None, node) -> Section | None:
+    def message(self, item, template: bool | str, style: str | None, node) -> Section | None:
+        """One message; `template`: its text is a template in `style` (a
+        message object's own text only when it says so, or `"all"`)."""
         flow = self.flow
         style = style if template else None
         if isinstance(item, (DictV, MsgV, StrV)) or isinstance(item, ListV) and item.is_tuple:
@@ -252,8 +254,9 @@ class Sections:
                 slot = variable_slot(item.placeholder, f"MessagesPlaceholder({item.placeholder!r})",
                                      flow.file_span(s, e), flow.ctx)
                 return self.section("user", [slot], item.node)
-            return self.section(item.role, self.content(item.content, (item.style or style) if item.template else None),
-                                item.node)
+            templated = item.template or template == "all"
+            return self.section(item.role, self.content(item.content, (item.style or style or "format") if templated
+                                                        else None), item.node)
         if isinstance(item, DictV):
             if item.node is not None:
                 flow.used.add(id(item.node))
@@ -277,6 +280,9 @@ class Sections:
         if isinstance(item, StrV):
             return self.section("user", self.text(item, style), item.node or node)
         return self.section("user", flow.parts(item), getattr(item, "node", None) or node)
+
+
+_LLAMA_INDEX = re.compile(r"^[ \t]*(?:from|import)[ \t]+llama_index\b", re.M)
 
 
 def is_message_list(value) -> bool:
@@ -393,12 +399,15 @@ def site(flow, call: cst.Call, frame):
     elif chain[-2:-1] == ["messages"] and last in ("create", "stream", "count_tokens") and "messages" in keywords:
         _system_and_messages(build, keywords, ev, sections)
         kind = "anthropic"
-    elif last == "from_messages" or (last == "ChatPromptTemplate" and (positional or "messages" in keywords)):
-        node = keywords.get("messages", positional[0] if positional else None)
+    elif last == "from_messages" or (last == "ChatPromptTemplate" and (positional or "messages" in keywords
+                                                                        or "message_templates" in keywords)):
+        node = keywords.get("messages", keywords.get("message_templates", positional[0] if positional else None))
         if node is None:
             return None
         style = _template_style(flow, keywords, frame)
-        sections += build.messages(ev(node), node, template=True, style=style)
+        # LlamaIndex's ChatPromptTemplate(message_templates=[ChatMessage(...)]): every message is a template
+        every = "message_templates" in keywords or _LLAMA_INDEX.search(flow.file.text) is not None
+        sections += build.messages(ev(node), node, template="all" if every else True, style=style)
         kind = "langchain"
     elif last == "from_template" and len(chain) >= 2 and chain[-2].endswith("PromptTemplate"):
         owner = chain[-2]

@@ -31,7 +31,7 @@ _CONVERSATION = re.compile(r"(?:^|_)(?:messages|msgs|history|conversation|dialog
                            r"context|chat_context)(?:_|$)", re.I)
 _APPENDS = ("append", "extend")
 # the text of a file that may do either: read before parsing, so that a file with none is skipped unparsed
-HINT = re.compile(r"\.content\.(?:append|extend)\(|\.content\s*\+=|\[[\"']content[\"']\]\s*\+="
+HINT = re.compile(r"\.content\.(?:append|extend)\(|\.content\s*\+=|\[[\"']?content[\"']?\]\s*\+="
                   r"|(?:messages|msgs|history|ctx|context|conversation|chat|turns)\w*(?:\.\w+)*\.insert\(", re.I)
 
 
@@ -78,7 +78,8 @@ def _content_of(node):
         return node.value
     if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
         key = node.slice[0].slice.value
-        if isinstance(key, cst.SimpleString) and key.evaluated_value == "content":
+        if isinstance(key, cst.SimpleString) and key.evaluated_value == "content" \
+                or isinstance(key, cst.Name) and key.value.lower() == "content":  # a CONTENT = "content" constant
             return node.value
     return None
 

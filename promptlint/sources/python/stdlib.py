@@ -534,7 +534,30 @@ def _filled_unknown(flow, base: Opaque, attr: str, node: cst.Call, frame, positi
         return None
     return Opaque(flow.src(node), Verdict(verdict.volatility, f"{short(base.label)} filled with "
                                                               f"{short(flow.label_of(value))}: {verdict.reason}"),
-                  node, names=flow.names_of(value), span=flow.span(arg), pinned=True)
+                  node, names=flow.names_of(value), span=_entered(flow, value, verdict, arg), pinned=True)
+
+
+def _entered(flow, value, verdict: Verdict, arg) -> tuple[int, int]:
+    """Where the most volatile part of a value filled into a template we
+    cannot read entered the text: where a loop wrote each item's text (the
+    snippets a loop formats, then joined: the format in the loop), else at
+    the argument (`"\\n".join(chunks)` passed as is enters there)."""
+    from promptlint.ir import Slot, SlotKind
+
+    if isinstance(value, Opaque) and value.pinned and value.span is not None:
+        return value.span
+    if isinstance(value, StrV):
+        best = next((seg for seg in value.segs if isinstance(seg, Slot) and seg.span is not None
+                     and seg.span.file is flow.file and seg.volatility >= verdict.volatility), None)
+        inside = None
+        while best is not None and best.kind is SlotKind.LOOP and not best.order_varies:
+            best = next((c for c in best.children if isinstance(c, Slot) and c.span is not None
+                         and c.span.file is flow.file and c.volatility >= best.volatility
+                         and c.span.start > best.span.start), None)
+            inside = best or inside
+        if inside is not None:
+            return inside.span.start, inside.span.end
+    return flow.span(arg)
 
 
 # what isinstance() says of the values the flow builds, by the type's last name
@@ -588,6 +611,10 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
     message = role_content_message(flow, node, frame)
     if message is not None:
         return message
+    if _TEXT_PART.search(last):
+        _, keywords = _args(node)
+        if set(keywords) == {"text"} and len(node.args) == 1:  # TextContent(text=...), Part(text=...)
+            return flow.eval(keywords["text"], frame)
     chained = prompt_chain(flow, last, node, frame)
     if chained is not None:
         return chained
@@ -621,6 +648,8 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
     return Opaque(flow.src(node), verdict, node, names=(call_name(dotted),))
 
 
+# a framework's text part of a message, given its text and nothing else
+_TEXT_PART = re.compile(r"(?:Text|Content|Block|Part)(?:Param)?$")
 # a helper that returns a file's contents, by its name: load_text(path), read_file(path), load_yaml(path)
 _READS_FILE = re.compile(r"(?:load|read|open|get)_?(?:text|file|txt|json|yaml|yml|toml|contents?|file_contents?)"
                          r"(?:_file)?", re.IGNORECASE)
@@ -633,6 +662,7 @@ def derived_from(flow, node: cst.Call, frame) -> Verdict | None:
     argument has such evidence. A method's object is such a value too
     (`node.get_content()` of a retrieved node, `user.display_name()`)."""
     found = []
+    reads = set(flow.reads)  # evaluated for evidence only: the text is not part of a prompt here
     inputs = [arg.value for arg in node.args if not arg.star]
     if isinstance(node.func, cst.Attribute) and not _is_self(node.func.value):
         inputs.insert(0, node.func.value)
@@ -646,6 +676,7 @@ def derived_from(flow, node: cst.Call, frame) -> Verdict | None:
         verdict = flow.verdict(value)
         if verdict.volatility >= V.USER:
             found.append((verdict, short(flow.src(arg))))
+    flow.reads = reads
     if not found:
         return None
     verdict, label = max(found, key=lambda f: f[0].volatility)
@@ -657,10 +688,13 @@ def _is_self(node) -> bool:
 
 
 def _plain_reference(node) -> bool:
-    """`question`, `self.query`, `state["messages"]`: a name, its attributes and constant items."""
+    """`question`, `self.query`, `state["messages"]`, `messages[-1][CONTENT]`: a name, its
+    attributes and items at constants or names."""
     while isinstance(node, (cst.Attribute, cst.Subscript)):
         if isinstance(node, cst.Subscript) and not all(
-                isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.SimpleString, cst.Integer))
+                isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.SimpleString, cst.Integer, cst.Name))
+                or isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.UnaryOperation)
+                and isinstance(e.slice.value.expression, cst.Integer)
                 for e in node.slice):
             return False
         node = node.value
@@ -736,11 +770,17 @@ def role_content_message(flow, node: cst.Call, frame):
     _, keywords = _args(node)
     if "role" not in keywords or "content" not in keywords:
         return None
-    role = literal_text(flow.eval(keywords["role"], frame))
-    if role is None:
-        source = flow.src(keywords["role"]).lower()
-        role = next((r for r in ("system", "developer", "assistant", "user") if r in source), flow.ctx.default_role)
+    role = _role_of(flow, keywords["role"], frame, flow.ctx.default_role)
     return MsgV(role, flow.eval(keywords["content"], frame), node)
+
+
+def _role_of(flow, node, frame, default: str) -> str:
+    """A message's role: a literal, else the words of the expression (`MessageRole.SYSTEM`)."""
+    role = literal_text(flow.eval(node, frame))
+    if role is None:
+        source = flow.src(node).lower()
+        role = next((r for r in ("system", "developer", "assistant", "user") if r in source), default)
+    return role
 
 
 def lc_message(flow, qual: str, node, frame):
@@ -757,8 +797,7 @@ def lc_message(flow, qual: str, node, frame):
     role = LC_MESSAGES[last]
     if role is None:
         role_node = keywords.get("role")
-        role = literal_text(flow.eval(role_node, frame)) if role_node is not None else None
-        role = role or "user"
+        role = _role_of(flow, role_node, frame, "user") if role_node is not None else "user"
     content = keywords.get("content", positional[0] if positional else None)
     value = flow.eval(content, frame) if content is not None else StrV([], node)
     return MsgV(role, value, node)
