@@ -413,8 +413,9 @@ class Expressions:
 
     def at_argument(self, value, func: FuncV, call: cst.Call, bound: dict):
         """`value` with each part that came from an argument (a part written
-        in the helper, no more volatile than that argument) placed at the
-        argument, the most volatile one, in the call."""
+        in the helper, as volatile as that argument: a less volatile one came
+        from elsewhere, module state or a setting) placed at the argument,
+        the most volatile one, in the call."""
         carried = [(self.verdict(bound[name]).volatility, node) for name, node in _passed(func, call)
                    if name in bound]
         carried = [c for c in carried if c[0] >= Volatility.USER]
@@ -438,7 +439,7 @@ class Expressions:
             if isinstance(v, StrV):
                 return StrV([dataclasses.replace(s, span=span, fix=None, label=label)
                              if isinstance(s, Slot) and s.span is not None and s.span.file is self.file
-                             and written_in_helper(s.span.start) and s.volatility <= most and not s.order_varies
+                             and written_in_helper(s.span.start) and s.volatility == most and not s.order_varies
                              and id(s) not in others
                              else s for s in v.segs], v.node)
             if isinstance(v, ListV):

@@ -321,6 +321,11 @@ class Flow(Loops, Expressions, ToIR):
             if later:
                 return self.loop_carried(name, binding, later, f, at, node)
             if binding is not None:
+                if f.scope.is_module and f is not frame:
+                    changer = self.index.changed_at_run_time(name)
+                    if changer is not None:  # `file_contents`, filled as the app runs: state, not a constant
+                        return Opaque(name, Verdict(V.SESSION, f"module state that {changer}() changes while the "
+                                                               "app runs"), node, names=(name,), kind="name")
                 return self.branched(name, binding, f, at)
             if name in f.scope.params:
                 return self.items_set(name, self.parameter(name, f), f, at)
@@ -551,7 +556,7 @@ class Flow(Loops, Expressions, ToIR):
                 return value
         verdict = self.verdict(value)
         return Opaque(name, Verdict(verdict.volatility, f"unpacked from {short(self.label_of(value))}: {verdict.reason}"),
-                      None, names=(name,), kind="name")
+                      target, names=(name,), kind="name")  # placed at the target it is unpacked into
 
     def mutated(self, b: Binding, value, frame: Frame, at: float):
         """A list with the .append/.extend/.insert calls made on its name

@@ -149,6 +149,28 @@ class Index:
             for found in scope.mutations.values():
                 found.sort(key=lambda m: m.start)
 
+        self._runtime: dict[str, str] | None = None
+
+    def changed_at_run_time(self, name: str) -> str | None:
+        """The function that changes a module-level container while the app
+        runs (`file_contents[path] = text`, `history.append(turn)` in a
+        function that has no local of that name), else None. A function the
+        module itself calls or uses as a decorator runs at import (a
+        registry filling itself), and an UPPER_CASE name is a constant by
+        convention: neither counts."""
+        if self._runtime is None:
+            self._runtime = {}
+            at_import = _called_at_import(self.module.node)
+            for func, mutated in _container_changes(self.module.node):
+                scope = self.scopes.get(id(func))
+                if scope is None or func.name.value in at_import \
+                        or scope.cls is not None and scope.cls.node.name.value in at_import:
+                    continue
+                if mutated in self.module.bindings and mutated not in scope.bindings \
+                        and mutated not in scope.params and not _CONSTANT_NAME.match(mutated):
+                    self._runtime.setdefault(mutated, scope.label)
+        return self._runtime.get(name)
+
     # ------------------------------------------------------------ statements
 
     def _body(self, stmts, scope: Scope, loop, cls: ClassInfo | None) -> None:
@@ -362,6 +384,72 @@ class Index:
                             and t.value.value == "self" and cls.scope is not None):
                         cls.scope.bindings.setdefault(t.attr.value, []).append(
                             Binding(t.attr.value, "attr", start, end, value=small.value, node=init))
+
+
+_CONSTANT_NAME = re.compile(r"^_?[A-Z][A-Z0-9_]*$")
+
+
+_CHANGES = ("append", "extend", "insert", "update", "setdefault", "add", "pop", "popitem", "clear", "remove")
+
+
+def _container_changes(module: cst.Module) -> list[tuple[cst.FunctionDef, str]]:
+    """(function, name) for each plain name a function changes in place:
+    `name[key] = ...`, `name[key] += ...`, `name.append(...)` and the like."""
+    found: list = []
+    stack: list = []
+
+    class Changes(cst.CSTVisitor):
+        def visit_FunctionDef(self, node):
+            stack.append(node)
+
+        def leave_FunctionDef(self, node):
+            stack.pop()
+
+        def _target(self, target):
+            if stack and isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+                found.append((stack[-1], target.value.value))
+
+        def visit_AssignTarget(self, node):
+            self._target(node.target)
+
+        def visit_AugAssign(self, node):
+            self._target(node.target)
+
+        def visit_Call(self, node):
+            func = node.func
+            if stack and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+                    and func.attr.value in _CHANGES:
+                found.append((stack[-1], func.value.value))
+
+    module.visit(Changes())
+    return found
+
+
+def _called_at_import(module: cst.Module) -> set[str]:
+    """Names the module calls or decorates with outside its functions."""
+    found: set[str] = set()
+
+    class Calls(cst.CSTVisitor):
+        def visit_FunctionDef(self, node):
+            for d in node.decorators:
+                dec = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+                name = last_name(dec)
+                if name:
+                    found.add(name)
+            node.body.visit(Decorators())
+            return False
+
+        def visit_Call(self, node):
+            name = last_name(node.func)
+            if name:
+                found.add(name)
+
+    class Decorators(Calls):  # inside a function: only the decorators of nested defs
+        def visit_Call(self, node):
+            return None
+
+    module.visit(Calls())
+    return found
 
 
 def _dotted(node) -> str:
