@@ -489,3 +489,34 @@ def test_an_if_the_defaults_skip_leaves_the_parameter_as_the_caller_gave_it(tmp_
     result = invoke(tmp_path, "check", "agent.py")
     assert result.exit_code == 1, result.output
     assert "agent.py:10:21: PL001 when changes per request" in result.stdout, result.stdout
+
+
+def test_a_system_message_that_is_the_whole_prompt_parameter_is_no_evidence(tmp_path):
+    # `prompt` alone names a user's prompt as often as the system prompt a caller passes:
+    # as the whole system message ahead of the history it is the latter, no finding
+    (tmp_path / "bench.py").write_text(
+        "from openai import OpenAI\n\nclient = OpenAI()\n\n\n"
+        "def replay(chat_history, prompt):\n"
+        "    messages = [{'role': 'system', 'content': prompt}]\n"
+        "    for item in chat_history:\n"
+        "        messages.append({'role': item['role'], 'content': item['text']})\n"
+        "    return client.chat.completions.create(model='gpt-4.1', messages=messages)\n")
+    result = invoke(tmp_path, "check", "bench.py")
+    assert result.exit_code == 0, result.output
+    assert "PL001" not in result.stdout
+
+
+def test_module_state_is_a_container_a_function_fills_not_an_imported_module():
+    import libcst as cst
+
+    from promptlint.sources.python.scope import Index
+
+    module = cst.parse_module(
+        "import os\nseen = {}\nlog = []\nLIMITS = {}\n\n\n"
+        "def clean(path):\n    os.remove(path)\n    seen[path] = True\n    LIMITS['x'] = 1\n\n\n"
+        "def note(line):\n    log.append(line)\n\n\nnote('started')\n")
+    index = Index(module, lambda node: (0, 0))
+    assert index.changed_at_run_time("seen") == "clean"
+    assert index.changed_at_run_time("os") is None  # an import, whatever its methods are called
+    assert index.changed_at_run_time("LIMITS") is None  # UPPER_CASE: a constant by convention
+    assert index.changed_at_run_time("log") is None  # note() runs at import: filled once

@@ -122,7 +122,7 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           r".*(documents?|context|chunks?|passages?|snippets?|results?|retrieved|sources?|citations?|attachments?|images?|(?<!pro)files?|pages?|articles?|tickets?|email_body|body|content|text|(?<!tool_)(?<!function_)(?<!schema_)(?<!config_)(?<!settings_)(?<!meta)data|payload|observations?|outputs?|hits|matches|records|rows)",
           # `docs` are retrieved documents; `command_docs`, `api_docs` are reference text
           r"((retrieved|relevant|context|search|source|input|user|top|ranked|selected|matched|related|similar)_)?docs?",
-          r"(.+_)?context_(above|below|before|after|text|str)", r"(git_)?(diff|patch)(_content|_text)?",
+          r"(.+_)?context_(above|below|before|after|text|str)", r"(git_|pr_|pull_request_|code_|file_)?(diff|patch)(es)?(_content|_text|_str)?",
           # what this run produced or is looking at: code, errors, logs, the editor's selection
           r"(source_)?code", r"(error|errors|exception|traceback|stack_?trace|logs?|stderr|stdout)(_.+)?",
           r"selection", r"(selected|highlighted)_.+", r"clipboard", r"screenshots?",

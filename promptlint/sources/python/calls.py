@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+import dataclasses
 import json
 
 import libcst as cst
@@ -270,6 +271,8 @@ class Sections:
                 extra = item.get(key)
                 if extra is not None:
                     parts += self.json(extra)
+            if role in ("system", "developer"):
+                parts = _whole_system_text(parts)
             return self.section(role or "user", parts + self.breakpoint(item), item.node)
         if isinstance(item, ListV) and item.is_tuple and len(item.items) == 2:
             role = LC_ROLES.get((literal_text(item.items[0]) or "").lower(), "user")
@@ -280,6 +283,24 @@ class Sections:
         if isinstance(item, StrV):
             return self.section("user", self.text(item, style), item.node or node)
         return self.section("user", flow.parts(item), getattr(item, "node", None) or node)
+
+
+# what a generic name (`prompt`) alone says: the name rule's reason for it
+_GENERIC_PROMPT = re.compile(r"the name suggests per-request input \('(?:\w+\.)?prompt'\)$")
+
+
+def _whole_system_text(parts: list) -> list:
+    """A system message whose whole content is one value named `prompt`: that
+    is the system prompt the caller passes, and the name says nothing of how
+    often it changes (a user's prompt is the user message)."""
+    from promptlint.ir import Slot, Volatility
+
+    if len(parts) == 1 and isinstance(parts[0], Slot) and _GENERIC_PROMPT.search(parts[0].reason):
+        slot = parts[0]
+        return [dataclasses.replace(slot, volatility=Volatility.UNKNOWN,
+                                    reason=f"the whole system message, named {slot.label}: the name says what it is "
+                                           "for, not how often it changes")]
+    return parts
 
 
 _LLAMA_INDEX = re.compile(r"^[ \t]*(?:from|import)[ \t]+llama_index\b", re.M)

@@ -166,7 +166,7 @@ class Index:
                 if scope is None or func.name.value in at_import \
                         or scope.cls is not None and scope.cls.node.name.value in at_import:
                     continue
-                if mutated in self.module.bindings and mutated not in scope.bindings \
+                if _container_binding(self.module.bindings.get(mutated)) and mutated not in scope.bindings \
                         and mutated not in scope.params and not _CONSTANT_NAME.match(mutated):
                     self._runtime.setdefault(mutated, scope.label)
         return self._runtime.get(name)
@@ -387,6 +387,19 @@ class Index:
 
 
 _CONSTANT_NAME = re.compile(r"^_?[A-Z][A-Z0-9_]*$")
+
+
+_CONTAINERS = ("dict", "list", "set", "defaultdict", "OrderedDict", "deque", "Counter")
+
+
+def _container_binding(bindings) -> bool:
+    """A module name made a container (`files = {}`, `seen = set()`), not an import or a constant."""
+    if not bindings or len(bindings) != 1 or bindings[0].kind != "assign" or bindings[0].path:
+        return False
+    value = bindings[0].value
+    if isinstance(value, (cst.Dict, cst.List, cst.Set)):
+        return True
+    return isinstance(value, cst.Call) and last_name(value.func) in _CONTAINERS
 
 
 _CHANGES = ("append", "extend", "insert", "update", "setdefault", "add", "pop", "popitem", "clear", "remove")
