@@ -19,7 +19,11 @@ several):
    prompt text (`TextPrompt("...")`), when nothing else here uses them;
 4. builders: every `return` of a function or method named like one
    (`build_system_prompt`, `get_system_message`, `*_messages`) or returning
-   text that reads as instructions, even when nothing in the file calls it.
+   text that reads as instructions, even when nothing in the file calls it;
+5. what a function puts early into a conversation it is handed (injected):
+   a message inserted at a fixed position, text appended to the first
+   message, read with the history after it;
+6. lists named for tools filled in an order that changes (toollists).
 
 Spans point into the .py file: a literal's text at its characters (through
 escapes, implicit concatenation and `textwrap.dedent`), a slot at the

@@ -637,8 +637,9 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
     else:
         verdict = _call_verdict(flow, strip_self(dotted))
         derived = derived_from(flow, node, frame)
-        if derived is not None and derived.volatility > verdict.volatility:
+        if derived is not None and derived.volatility > verdict.volatility and verdict.volatility is not V.STATIC:
             # `store.search_memories(utterance)`: found with this turn's words, it changes with them
+            # (a name that says fixed text, `resolve_instructions(run_context)`, keeps its word)
             verdict = derived
         if no_evidence(verdict):
             verdict = derived or \
