@@ -30,7 +30,8 @@ EXPECTED = {
     # a conversation the code receives (a voice pipeline's context, chat_ctx.items): memories or
     # passages found for this turn inserted after the system prompt, or appended to its text, sit
     # ahead of the whole history; reported where each item enters the text. An insert at
-    # len(messages) appends, and the caller's profile changes no more often than the history
+    # len(messages) appends, one before the last user turn (found searching from the end) is by
+    # the current turn, and the caller's profile changes no more often than the history
     "voice/recall.py": [("PL001", 18, 29, "error")],
     # the same added to the system message's text through templates we cannot read (a dict per
     # language): reported where the loop formats each item, not at the join

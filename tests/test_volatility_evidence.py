@@ -30,7 +30,8 @@ from promptlint.sources import jinja
     ("max_actions", V.STATIC), ("step_limit", V.STATIC), ("context_window", V.STATIC), ("output_format", V.STATIC),
     ("tools", V.STATIC), ("tool_names", V.STATIC), ("tools_section", V.STATIC), ("app_version", V.DEPLOY),
     ("instructions", V.STATIC), ("base_instruction", V.STATIC), ("user_message_head_template", V.STATIC),
-    ("prompt_template", V.STATIC),
+    ("prompt_template", V.STATIC), ("personality_context", V.STATIC), ("agent_context", V.STATIC),
+    ("retrieved_context", V.REQUEST), ("pr_diff", V.REQUEST), ("code_diff", V.REQUEST),
     # names that misfired before: no evidence either way
     ("isoformat", V.UNKNOWN), ("date_format", V.UNKNOWN), ("created_at_label", V.UNKNOWN), ("look_at", V.UNKNOWN),
     ("name", V.UNKNOWN), ("role", V.UNKNOWN), ("language", V.UNKNOWN), ("working_dir", V.UNKNOWN),

@@ -76,7 +76,9 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           r"(base_|main_)?system_?(prompt|message|instructions?)", r"preamble", r"(global_|base_)?instructions", r"(global_|base_)instruction",
           r".*guidelines?", r".*polic(y|ies)", r"tools?", r"tool_(defs|definitions|specs|list|schemas?|descriptions?)",
           r"functions?", r"tool_names", r"(few_shot_)?examples?", r".*schema", r"persona", r"tone", r"style",
-          r"(output|response|answer|reply|return|json|result)_format", r"format_instructions", r"rules"),
+          r"(output|response|answer|reply|return|json|result)_format", r"format_instructions", r"rules",
+          # what the app says about itself or its agent (`personality_context`), not what a request brings
+          r"(personality|persona|agent|system|business|company|domain|role|app|product|brand|character)_context"),
     _rule(V.NONDETERMINISTIC, "a random or unique value (differs between identical requests)",
           r".*uuid.*", r".*nonce.*", r"random.*", r".*_random", r"salt", r"shuffled.*"),
     _rule(V.REQUEST, "the current time (changes every request)",

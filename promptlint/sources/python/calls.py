@@ -263,6 +263,9 @@ class Sections:
                 flow.used.add(id(item.node))
             role_value = item.get("role")
             role = literal_text(role_value) if role_value is not None else None
+            if role is None and isinstance(role_value, Opaque):  # `ModelMessageRoleType.SYSTEM`: by its words
+                words = role_value.label.lower()
+                role = next((r for r in ("system", "developer", "assistant", "user") if r in words), None)
             if role_value is None and item.get("type") is not None:  # a Responses item (function_call_output ...)
                 kind = literal_text(item.get("type")) or ""
                 return self.section("tool" if kind.endswith("_output") else "assistant", self.json(item), item.node)

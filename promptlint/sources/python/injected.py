@@ -12,8 +12,10 @@ every turn. The prompt read here is the added text followed by that history
 (a per-session slot), so PL001 judges the added value against it.
 
 Only a receiver named for a conversation counts, only a message (a role
-dict or a message class) is an inserted message, and an index that may be
-the end (`len(messages)`, a negative one) is an append: no finding.
+dict or a message class) is an inserted message, and only at a position
+fixed from the start (a literal, a setting, a parameter, one clamped to the
+list): an index counted from the end or found by a search puts it by the
+current turn, no finding.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ def site(node) -> str | None:
         attr = node.func.attr.value
         positional = [a for a in node.args if a.keyword is None and not a.star]
         if attr == "insert" and len(positional) == 2 and len(node.args) == 2 and _conversation(node.func.value):
-            return None if _may_be_the_end(positional[0].value) else "insert"
+            return "insert"
         if attr in _APPENDS and len(positional) == 1 and _content_of(node.func.value) is not None:
             return "append"
     if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign) \
@@ -56,20 +58,29 @@ def _conversation(node) -> bool:
     return dotted is not None and any(_CONVERSATION.search(p.lstrip("_")) for p in dotted.split("."))
 
 
-def _may_be_the_end(index) -> bool:
-    """`len(messages)`, `len(messages) - 1`, `-1`: the insert appends, or
-    goes just before the last message (the current turn)."""
-    if isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus):
+def _fixed_position(index, scope, at: int, depth: int = 0) -> bool:
+    """Whether an insert's index is a position fixed from the start of the
+    conversation: a non-negative literal (`1`), a setting or parameter
+    (`self.position`), or one clamped to the list (`max(0, min(self.position,
+    len(messages)))`). An index computed from the end or by a search
+    (`len(messages) - 1`, `-1`, `next(i for i in range(len(messages) - 1, ...))`)
+    puts the message near the current turn: no finding."""
+    if depth > 4:
+        return False
+    if isinstance(index, cst.Integer):
         return True
-    found = []
-
-    class Len(cst.CSTVisitor):
-        def visit_Call(self, n):
-            if isinstance(n.func, cst.Name) and n.func.value == "len":
-                found.append(n)
-
-    index.visit(Len())
-    return bool(found)
+    if isinstance(index, cst.Attribute):
+        return True
+    if isinstance(index, cst.Name):
+        if index.value in scope.params:
+            return True
+        bound = _bound_to(scope, index, at)
+        return bound is not None and _fixed_position(bound, scope, at, depth + 1)
+    if isinstance(index, cst.Call) and isinstance(index.func, cst.Name) and index.func.value in ("min", "max"):
+        return any(_fixed_position(a.value, scope, at, depth + 1) for a in index.args
+                   if not (isinstance(a.value, cst.Call) and isinstance(a.value.func, cst.Name)
+                           and a.value.func.value == "len"))
+    return False
 
 
 def _content_of(node):
@@ -100,7 +111,8 @@ def read(flow, build, node, kind: str, scope) -> list[Section] | None:
     frame = flow.frame_for(scope)
     if kind == "insert":
         receiver, (index, added) = node.func.value, [a.value for a in node.args]
-        if not _received(flow, receiver, scope, frame, flow.span(node)[0]):
+        if not _fixed_position(index, scope, flow.span(node)[0]) \
+                or not _received(flow, receiver, scope, frame, flow.span(node)[0]):
             return None
         where = flow.eval(index, frame)
         if where is not None and not (isinstance(where, ConstV) and isinstance(where.value, int)

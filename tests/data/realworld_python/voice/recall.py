@@ -32,3 +32,10 @@ class RecallStep:
         messages = context.get_messages()
         messages.insert(1, {"role": "system", "content": f"Caller profile: {caller_profile}"})
         context.set_messages(messages)
+
+    def remind(self, context, reminder_text):
+        # found by searching from the end: just before the caller's last turn, not ahead of the history
+        messages = context.get_messages()
+        last_turn = next(i for i in range(len(messages) - 1, -1, -1) if messages[i]["role"] == "user")
+        messages.insert(last_turn, {"role": "system", "content": f"Reminder: {reminder_text}"})
+        context.set_messages(messages)
