@@ -521,3 +521,26 @@ def test_module_state_is_a_container_a_function_fills_not_an_imported_module():
     assert index.changed_at_run_time("os") is None  # an import, whatever its methods are called
     assert index.changed_at_run_time("LIMITS") is None  # UPPER_CASE: a constant by convention
     assert index.changed_at_run_time("log") is None  # note() runs at import: filled once
+
+
+def test_a_method_of_a_class_or_module_says_nothing_of_the_data(tmp_path):
+    # `RunQueryTool.name()`: the class's words (query) are not evidence the name changes per
+    # request; a method of a retrieved item (`hit.get_text()`) is as volatile as the item, and
+    # the passages joined are reported where they enter the text
+    (tmp_path / "agent.py").write_text(
+        "from openai import OpenAI\nfrom .tools import RunQueryTool\n\nclient = OpenAI()\n\n\n"
+        "def ask(question, index):\n"
+        "    hits = index.search(question)\n"
+        "    system = (f'Use {RunQueryTool.name()} to run SQL. ' + 'You answer questions about the Fernhill "
+        "library: its opening hours, its loans and renewals, its events and its study rooms. Be brief and '\n"
+        "              'friendly, and say when you do not know. Always cite the source you used. ' * 2)\n"
+        "    context = '\\n'.join(hit.get_text() for hit in hits)\n"
+        "    return client.chat.completions.create(model='gpt-4.1', messages=[\n"
+        "        {'role': 'system', 'content': system},\n"
+        "        {'role': 'user', 'content': context + ' Answer the question using only the passages above, '\n"
+        "         'quoting them where you can, and keep to three sentences at most. Say so when the passages '\n"
+        "         'do not answer it, and never invent a source. ' * 3 + question}])\n")
+    result = invoke(tmp_path, "check", "agent.py")
+    assert result.exit_code == 1, result.output
+    assert "RunQueryTool" not in result.stdout
+    assert "agent.py:14:37: PL001 context changes per request" in result.stdout, result.stdout

@@ -32,6 +32,7 @@ from promptlint.sources import jinja
     ("instructions", V.STATIC), ("base_instruction", V.STATIC), ("user_message_head_template", V.STATIC),
     ("prompt_template", V.STATIC), ("personality_context", V.STATIC), ("agent_context", V.STATIC),
     ("retrieved_context", V.REQUEST), ("pr_diff", V.REQUEST), ("code_diff", V.REQUEST),
+    ("memory.system_prompt", V.STATIC), ("expected_output", V.STATIC), ("tool_output", V.REQUEST),
     # names that misfired before: no evidence either way
     ("isoformat", V.UNKNOWN), ("date_format", V.UNKNOWN), ("created_at_label", V.UNKNOWN), ("look_at", V.UNKNOWN),
     ("name", V.UNKNOWN), ("role", V.UNKNOWN), ("language", V.UNKNOWN), ("working_dir", V.UNKNOWN),

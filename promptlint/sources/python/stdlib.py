@@ -665,8 +665,9 @@ def derived_from(flow, node: cst.Call, frame) -> Verdict | None:
     found = []
     reads = set(flow.reads)  # evaluated for evidence only: the text is not part of a prompt here
     inputs = [arg.value for arg in node.args if not arg.star]
-    if isinstance(node.func, cst.Attribute) and not _is_self(node.func.value):
-        inputs.insert(0, node.func.value)
+    receiver = node.func.value if isinstance(node.func, cst.Attribute) else None
+    if receiver is not None and not _is_self(receiver) and not _class_like(receiver):
+        inputs.insert(0, receiver)
     for arg in inputs:
         # names and their attributes and items only: a nested call is not
         # evaluated for this (inlining it at every unknown call would multiply
@@ -674,6 +675,8 @@ def derived_from(flow, node: cst.Call, frame) -> Verdict | None:
         if not _plain_reference(arg):
             continue
         value = flow.eval(arg, frame)
+        if arg is receiver and isinstance(value, Opaque) and value.qual is not None:
+            continue  # a module or an imported object: code, not data
         verdict = flow.verdict(value)
         if verdict.volatility >= V.USER:
             found.append((verdict, short(flow.src(arg))))
@@ -686,6 +689,12 @@ def derived_from(flow, node: cst.Call, frame) -> Verdict | None:
 
 def _is_self(node) -> bool:
     return isinstance(node, cst.Name) and node.value in ("self", "cls")
+
+
+def _class_like(node) -> bool:
+    """`RunQueryTool`, `models.Prompt`: a CapWords name is a class (PEP 8), code rather than data."""
+    last = node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else ""
+    return bool(re.match(r"_?[A-Z][a-z0-9]+[A-Z]?\w*$", last)) and not last.isupper()
 
 
 def _plain_reference(node) -> bool:
