@@ -59,6 +59,8 @@ EXPECTED = {
     "adapters/tool_calls.py": [("PL005", 13, 66, "warning")],
     # Agent(instructions=...) of an agent SDK
     "agents/planner.py": [("PL001", 18, 34, "error")],
+    # Google ADK's Agent(global_instruction=..., instruction=...): the global one comes first
+    "agents/adk_team.py": [("PL001", 22, 85, "error")],
     # if/else: the timed arm wins; the early return's prompt has no stable text after it
     "research/branches.py": [("PL001", 9, 41, "error")],
     # constants imported from another module of the tree (absolute, relative, a class attribute,

@@ -456,7 +456,8 @@ def site(flow, call: cst.Call, frame):
         sections += build.messages(ev(positional[0]), positional[0])
         kind = "langchain"
     elif _agent_definition(last, set(keywords)):
-        # Agent(instructions=...) of the OpenAI Agents SDK, pydantic-ai, smolagents, agno ...
+        # Agent(instructions=...) of the OpenAI Agents SDK, pydantic-ai, smolagents, agno; ADK's
+        # Agent(global_instruction=..., instruction=...)
         for key in _AGENT_TEXT:
             if key in keywords:
                 sections.append(build.system(ev(keywords[key]), keywords[key]))
@@ -617,7 +618,8 @@ def _chain_inputs(flow, call: cst.Call, positional, keywords, ev, frame) -> StrV
 
 
 # Agent frameworks: the agent's own instructions, and the task a run is given.
-_AGENT_TEXT = ("instructions", "system_prompt", "system_message")
+# in the order the agent puts them: Google ADK's global_instruction comes ahead of the agent's instruction
+_AGENT_TEXT = ("global_instruction", "instructions", "instruction", "system_prompt", "system_message")
 _RUN_TEXT = ("task", "prompt", "user_prompt", "input", "message")
 _RUN_METHODS = ("run", "run_sync", "arun", "run_stream", "print_response", "aprint_response")
 
