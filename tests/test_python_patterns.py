@@ -33,6 +33,7 @@ EXPECTED = {
     # len(messages) appends, one before the last user turn (found searching from the end) is by
     # the current turn, and the caller's profile changes no more often than the history
     "voice/recall.py": [("PL001", 18, 29, "error")],
+    "voice/lookup_node.py": [("PL001", 18, 29, "error"), ("PL001", 30, 48, "error")],
     # the same added to the system message's text through templates we cannot read (a dict per
     # language): reported where the loop formats each item, not at the join
     "knowledge/prepend.py": [("PL001", 16, 53, "error")],
@@ -46,7 +47,6 @@ EXPECTED = {
     # of the system prompt (a registry the module fills at import is not); the per-call turn
     # number stays in the helper, not moved onto the state's line
     "cli/engineer.py": [("PL001", 36, 56, "warning"), ("PL005", 36, 89, "info")],
-    "voice/lookup_node.py": [("PL001", 18, 29, "error"), ("PL001", 30, 48, "error")],
     # LLMChain(prompt=TEMPLATE) of another module, run with a dict of inputs: the goal enters at
     # the dict's value; the template's own module reports its field where nothing fills it
     "chains/code_tool.py": [("PL001", 11, 42, "error")],
