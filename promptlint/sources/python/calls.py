@@ -29,7 +29,7 @@ import libcst as cst
 
 from promptlint.ir import Breakpoint, Part, Section, SourceError
 from promptlint.sources.placeholders import detect_style, fallback_style, parse_template_string
-from promptlint.sources.python.stdlib import LC_TEMPLATES, _lc_style, lc_template_method
+from promptlint.sources.python.stdlib import LC_TEMPLATES, _lc_style, lc_template_method, role_in_words
 from promptlint.sources.python.strings import Lit, merge
 from promptlint.sources.python.values import (
     ConstV, DictV, ListV, LoopV, MsgV, Opaque, Spread, StrV, TemplV, literal_text,
@@ -264,8 +264,7 @@ class Sections:
             role_value = item.get("role")
             role = literal_text(role_value) if role_value is not None else None
             if role is None and isinstance(role_value, Opaque):  # `ModelMessageRoleType.SYSTEM`: by its words
-                words = role_value.label.lower()
-                role = next((r for r in ("system", "developer", "assistant", "user") if r in words), None)
+                role = role_in_words(role_value.label)
             if role_value is None and item.get("type") is not None:  # a Responses item (function_call_output ...)
                 kind = literal_text(item.get("type")) or ""
                 return self.section("tool" if kind.endswith("_output") else "assistant", self.json(item), item.node)

@@ -109,23 +109,22 @@ def read(flow, build, node, kind: str, scope) -> list[Section] | None:
     history after it. None when the receiver is a list built here (the flow
     reads that list itself) or what is added is not a message."""
     frame = flow.frame_for(scope)
+    at = flow.span(node)[0]
     if kind == "insert":
         receiver, (index, added) = node.func.value, [a.value for a in node.args]
-        if not _fixed_position(index, scope, flow.span(node)[0]) \
-                or not _received(flow, receiver, scope, frame, flow.span(node)[0]):
+        if not _fixed_position(index, scope, at) or not _received(flow, receiver, scope, frame, at):
             return None
-        where = flow.eval(index, frame)
-        if where is not None and not (isinstance(where, ConstV) and isinstance(where.value, int)
-                                      and where.value >= 0) and not isinstance(where, Opaque):
+        where = flow.eval(index, frame)  # a parameter whose default is -1 counts from the end
+        if isinstance(where, ConstV) and not (isinstance(where.value, int) and where.value >= 0):
             return None
-        message = _message(flow, added, scope, frame, flow.span(node)[0])
+        message = _message(flow, added, scope, frame, at)
         if message is None:
             return None
         head = [build.message(message, False, None, added)]
     else:
         holder = _content_of(node.func.value if isinstance(node, cst.Call) else node.target)
-        conversation = _first_of(holder) or _first_of(_bound_to(scope, holder, flow.span(node)[0]))
-        if conversation is None or not _received(flow, conversation, scope, frame, flow.span(node)[0]):
+        conversation = _first_of(holder) or _first_of(_bound_to(scope, holder, at))
+        if conversation is None or not _received(flow, conversation, scope, frame, at):
             return None
         added = node.args[0].value if isinstance(node, cst.Call) else node.value
         head = [build.section("system", build.content(flow.eval(added, frame)), added)]

@@ -786,11 +786,14 @@ def role_content_message(flow, node: cst.Call, frame):
 
 def _role_of(flow, node, frame, default: str) -> str:
     """A message's role: a literal, else the words of the expression (`MessageRole.SYSTEM`)."""
-    role = literal_text(flow.eval(node, frame))
-    if role is None:
-        source = flow.src(node).lower()
-        role = next((r for r in ("system", "developer", "assistant", "user") if r in source), default)
-    return role
+    return literal_text(flow.eval(node, frame)) or role_in_words(flow.src(node)) or default
+
+
+def role_in_words(text: str) -> str | None:
+    """The role an expression names by its words (`MessageRole.SYSTEM`, `RoleType.HUMAN`: user)."""
+    lowered = text.lower()
+    found = next((r for r in ("system", "developer", "assistant", "user", "human") if r in lowered), None)
+    return "user" if found == "human" else found
 
 
 def lc_message(flow, qual: str, node, frame):
