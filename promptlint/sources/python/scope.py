@@ -81,6 +81,7 @@ class Scope:
     mutations: dict[str, list[Mutation]] = field(default_factory=dict)
     params: dict[str, cst.Param] = field(default_factory=dict)
     super_inits: list[cst.Call] = field(default_factory=list)  # `super().__init__(...)` calls made here
+    changed: set[str] = field(default_factory=set)  # names changed in place (`d[k] = v`, `seen.add(x)`)
 
     @property
     def is_module(self) -> bool:
@@ -142,6 +143,7 @@ class Index:
         self.branches: dict[int, Branches] = {}  # id(If) of a chain -> its arms
         self._arms: list[tuple[int, int]] = []  # the arms the walk is inside
         self.module = Scope(module, None, 0)
+        self.at_import: set[str] = set()  # what the module calls or decorates with outside its functions
         self._body(module.body, self.module, None, None)
         for scope in [self.module, *self.functions, *(c.scope for c in self.classes.values() if c.scope)]:
             for found in scope.bindings.values():
@@ -160,15 +162,14 @@ class Index:
         convention: neither counts."""
         if self._runtime is None:
             self._runtime = {}
-            at_import = _called_at_import(self.module.node)
-            for func, mutated in _container_changes(self.module.node):
-                scope = self.scopes.get(id(func))
-                if scope is None or func.name.value in at_import \
-                        or scope.cls is not None and scope.cls.node.name.value in at_import:
+            for scope in self.functions:
+                if scope.node.name.value in self.at_import \
+                        or scope.cls is not None and scope.cls.node.name.value in self.at_import:
                     continue
-                if _container_binding(self.module.bindings.get(mutated)) and mutated not in scope.bindings \
-                        and mutated not in scope.params and not _CONSTANT_NAME.match(mutated):
-                    self._runtime.setdefault(mutated, scope.label)
+                for mutated in scope.changed:
+                    if _container_binding(self.module.bindings.get(mutated)) and mutated not in scope.bindings \
+                            and mutated not in scope.params and not _CONSTANT_NAME.match(mutated):
+                        self._runtime.setdefault(mutated, scope.label)
         return self._runtime.get(name)
 
     # ------------------------------------------------------------ statements
@@ -292,6 +293,11 @@ class Index:
             self._arms = saved
 
     def _function_body(self, stmt: cst.FunctionDef, parent: Scope, cls: ClassInfo | None, start: int) -> None:
+        for d in stmt.decorators:  # a decorator runs when the def does
+            dec = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+            name = last_name(dec)
+            if name:
+                self.at_import.add(name)
         child = Scope(stmt, parent, start, cls=cls)
         self.scopes[id(stmt)] = child
         self.functions.append(child)
@@ -308,6 +314,7 @@ class Index:
     def _small(self, small, scope: Scope, loop, start: int, end: int) -> None:
         if scope.cls is not None and isinstance(scope.node, cst.FunctionDef) and scope.node.name.value != "__init__":
             self._reassigned(small, scope)
+        self._changes(small, scope)
         if isinstance(small, cst.Assign):
             for target in small.targets:
                 item = _item_target(target.target)
@@ -335,6 +342,27 @@ class Index:
                     and func.attr.value in ("append", "extend", "insert")):
                 name = func.value.value
                 self._mutate(scope, Mutation(name, func.attr.value, call, start, loop, tuple(self._arms)))
+
+    def _changes(self, small, scope: Scope) -> None:
+        """What a statement changes in place (`d[k] = v`, `log.append(x)`) in a
+        function, and what the module calls at import (changed_at_run_time)."""
+        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
+            [small.target] if isinstance(small, cst.AugAssign) else []
+        for t in targets:
+            if isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name):
+                scope.changed.add(t.value.value)
+        value = small.value if isinstance(small, (cst.Expr, cst.Assign, cst.AnnAssign)) else None
+        if isinstance(value, cst.Await):
+            value = value.expression
+        if not isinstance(value, cst.Call):
+            return
+        func = value.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value in _CHANGES:
+            scope.changed.add(func.value.value)
+        if scope.is_module or isinstance(scope.node, cst.ClassDef):
+            name = last_name(func)
+            if name:
+                self.at_import.add(name)
 
     def _reassigned(self, small, scope: Scope) -> None:
         """`self.x = value` / `self.x += value` in a method other than __init__."""
@@ -403,66 +431,6 @@ def _container_binding(bindings) -> bool:
 
 
 _CHANGES = ("append", "extend", "insert", "update", "setdefault", "add", "pop", "popitem", "clear", "remove")
-
-
-def _container_changes(module: cst.Module) -> list[tuple[cst.FunctionDef, str]]:
-    """(function, name) for each plain name a function changes in place:
-    `name[key] = ...`, `name[key] += ...`, `name.append(...)` and the like."""
-    found: list = []
-    stack: list = []
-
-    class Changes(cst.CSTVisitor):
-        def visit_FunctionDef(self, node):
-            stack.append(node)
-
-        def leave_FunctionDef(self, node):
-            stack.pop()
-
-        def _target(self, target):
-            if stack and isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
-                found.append((stack[-1], target.value.value))
-
-        def visit_AssignTarget(self, node):
-            self._target(node.target)
-
-        def visit_AugAssign(self, node):
-            self._target(node.target)
-
-        def visit_Call(self, node):
-            func = node.func
-            if stack and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
-                    and func.attr.value in _CHANGES:
-                found.append((stack[-1], func.value.value))
-
-    module.visit(Changes())
-    return found
-
-
-def _called_at_import(module: cst.Module) -> set[str]:
-    """Names the module calls or decorates with outside its functions."""
-    found: set[str] = set()
-
-    class Calls(cst.CSTVisitor):
-        def visit_FunctionDef(self, node):
-            for d in node.decorators:
-                dec = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
-                name = last_name(dec)
-                if name:
-                    found.add(name)
-            node.body.visit(Decorators())
-            return False
-
-        def visit_Call(self, node):
-            name = last_name(node.func)
-            if name:
-                found.add(name)
-
-    class Decorators(Calls):  # inside a function: only the decorators of nested defs
-        def visit_Call(self, node):
-            return None
-
-    module.visit(Calls())
-    return found
 
 
 def _dotted(node) -> str:

@@ -636,7 +636,10 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
                               "itself is checked when it is a prompt file)")
     else:
         verdict = _call_verdict(flow, strip_self(dotted))
-        derived = derived_from(flow, node, frame)
+        # what the arguments say matters where the name says nothing, or less than per request
+        # (and not fixed text): only there are they evaluated
+        weighed = no_evidence(verdict) or V.STATIC < verdict.volatility < V.REQUEST
+        derived = derived_from(flow, node, frame) if weighed else None
         if derived is not None and derived.volatility > verdict.volatility and verdict.volatility is not V.STATIC:
             # `store.search_memories(utterance)`: found with this turn's words, it changes with them
             # (a name that says fixed text, `resolve_instructions(run_context)`, keeps its word)
@@ -666,7 +669,8 @@ def derived_from(flow, node: cst.Call, frame) -> Verdict | None:
     reads = set(flow.reads)  # evaluated for evidence only: the text is not part of a prompt here
     inputs = [arg.value for arg in node.args if not arg.star]
     receiver = node.func.value if isinstance(node.func, cst.Attribute) else None
-    if receiver is not None and not _is_self(receiver) and not _class_like(receiver):
+    if receiver is not None and not _is_self(receiver) and not _class_like(receiver) \
+            and not _imported(flow, receiver, frame):
         inputs.insert(0, receiver)
     for arg in inputs:
         # names and their attributes and items only: a nested call is not
@@ -675,8 +679,6 @@ def derived_from(flow, node: cst.Call, frame) -> Verdict | None:
         if not _plain_reference(arg):
             continue
         value = flow.eval(arg, frame)
-        if arg is receiver and isinstance(value, Opaque) and value.qual is not None:
-            continue  # a module or an imported object: code, not data
         verdict = flow.verdict(value)
         if verdict.volatility >= V.USER:
             found.append((verdict, short(flow.src(arg))))
@@ -689,6 +691,22 @@ def derived_from(flow, node: cst.Call, frame) -> Verdict | None:
 
 def _is_self(node) -> bool:
     return isinstance(node, cst.Name) and node.value in ("self", "cls")
+
+
+def _imported(flow, node, frame) -> bool:
+    """A module or an object imported into the module (`json`, `logger` from
+    another package): code, not data, and not worth reading that module for."""
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return False
+    name, scope = node.value, frame.scope
+    while scope is not None and not scope.is_module:
+        if name in scope.bindings or name in scope.params:
+            return False
+        scope = scope.parent
+    found = flow.index.module.bindings.get(name)
+    return bool(found) and all(b.kind == "import" for b in found)
 
 
 def _class_like(node) -> bool:
