@@ -494,17 +494,24 @@ def test_an_if_the_defaults_skip_leaves_the_parameter_as_the_caller_gave_it(tmp_
     assert "agent.py:10:21: PL001 when changes per request" in result.stdout, result.stdout
 
 
+OPENAI_HEAD = "from openai import OpenAI\n\nclient = OpenAI()\n\n\n"
+
+
+def _check(tmp_path, name: str, source: str):
+    """`promptlint check` of one app file written in the test."""
+    (tmp_path / name).write_text(source)
+    return invoke(tmp_path, "check", name)
+
+
 def test_a_system_message_that_is_the_whole_prompt_parameter_is_no_evidence(tmp_path):
     # `prompt` alone names a user's prompt as often as the system prompt a caller passes:
     # as the whole system message ahead of the history it is the latter, no finding
-    (tmp_path / "bench.py").write_text(
-        "from openai import OpenAI\n\nclient = OpenAI()\n\n\n"
-        "def replay(chat_history, prompt):\n"
+    result = _check(tmp_path, "bench.py",
+        OPENAI_HEAD + "def replay(chat_history, prompt):\n"
         "    messages = [{'role': 'system', 'content': prompt}]\n"
         "    for item in chat_history:\n"
         "        messages.append({'role': item['role'], 'content': item['text']})\n"
         "    return client.chat.completions.create(model='gpt-4.1', messages=messages)\n")
-    result = invoke(tmp_path, "check", "bench.py")
     assert result.exit_code == 0, result.output
     assert "PL001" not in result.stdout
 
@@ -529,9 +536,8 @@ def test_a_method_of_a_class_or_module_says_nothing_of_the_data(tmp_path):
     # `RunQueryTool.name()`: the class's words (query) are not evidence the name changes per
     # request; a method of a retrieved item (`hit.get_text()`) is as volatile as the item, and
     # the passages joined are reported where they enter the text
-    (tmp_path / "agent.py").write_text(
-        "from openai import OpenAI\nfrom .tools import RunQueryTool\n\nclient = OpenAI()\n\n\n"
-        "def ask(question, index):\n"
+    result = _check(tmp_path, "agent.py",
+        "from .tools import RunQueryTool\n" + OPENAI_HEAD + "def ask(question, index):\n"
         "    hits = index.search(question)\n"
         "    system = (f'Use {RunQueryTool.name()} to run SQL. ' + 'You answer questions about the Fernhill "
         "library: its opening hours, its loans and renewals, its events and its study rooms. Be brief and '\n"
@@ -542,7 +548,6 @@ def test_a_method_of_a_class_or_module_says_nothing_of_the_data(tmp_path):
         "        {'role': 'user', 'content': context + ' Answer the question using only the passages above, '\n"
         "         'quoting them where you can, and keep to three sentences at most. Say so when the passages '\n"
         "         'do not answer it, and never invent a source. ' * 3 + question}])\n")
-    result = invoke(tmp_path, "check", "agent.py")
     assert result.exit_code == 1, result.output
     assert "RunQueryTool" not in result.stdout
     assert "agent.py:14:37: PL001 context changes per request" in result.stdout, result.stdout
