@@ -152,6 +152,37 @@ EXPECTED = {
     "knowledge/extraction.py": [("PL001", 16, 41, "error")],
     # a call we cannot follow, given the question: what it returns changes with it
     "knowledge/search.py": [("PL001", 15, 42, "error")],
+    # search results accumulated in a loop (`prompt = prompt + ... + text`), the text cut to a
+    # limit (`prompt[0:limit]` keeps its head) and, in the other arm, the question alone: the arm
+    # the cache fares worst with is the prompt; the citation counter is the same on every request
+    "websearch/answer.py": [("PL001", 10, 53, "error")],
+    # a module-level mapping of prompts by name (PROMPTS["community_summary"] = "..."), and a
+    # model callable from the config named like one (use_llm_func(prompt))
+    "graph/prompts.py": [("PL001", 8, 1, "error")],
+    "graph/reports.py": [("PL001", 8, 41, "error")],
+    # templates of another module filled with str.replace, in nested if/else arms merged from the
+    # inside out (the arm with the clock is found though another arm binds the name last); a name
+    # rebound in an `async for` body is not carried into the iterable, which is read once
+    "docqa/answer.py": [("PL001", 18, 54, "info"), ("PL001", 18, 80, "error")],
+    "docqa/settings.py": [],
+    # a template constant a builder returns unfilled: its fields are the caller's to fill
+    "memory/templates.py": [("PL001", 2, 1, "error")],
+    # a sliding window of the history (history[-3:]) drops a turn each time: per request, ahead
+    # of the fixed instruction; the model object called with the message list
+    "followup/suggest.py": [("PL001", 13, 50, "error"), ("PL001", 14, 47, "error")],
+    # what the assistant replied and the prompt an optimiser works on change per call
+    "judges/templates.py": [("PL001", 10, 14, "error"), ("PL001", 21, 24, "error"), ("PL008", 22, 10, "info")],
+    # a Streamlit script runs from the top on every interaction: its widgets' values are per request
+    "storyapp/app.py": [("PL001", 10, 23, "error"), ("PL001", 10, 44, "error"), ("PL001", 10, 59, "error")],
+    # a method that hands its parameter to the model call: what callers pass it is the prompt
+    "react/completion.py": [("PL008", 15, 46, "info"), ("PL001", 15, 74, "error")],
+    "react/prompts.py": [],
+    # text another module's helper returns, with a clock: reported where it enters the f-string
+    "coder/system.py": [("PL001", 7, 4, "error")],
+    "coder/clock.py": [],
+    # few-shot demos from a saved program (json.load of a shipped file, or a constant): fixed
+    "rerank/filter.py": [],
+    "rerank/saved.py": [],
 }
 
 

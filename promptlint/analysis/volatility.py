@@ -112,6 +112,8 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
     _rule(V.REQUEST, "per-request input",
           r".*(question|query|queries|input|utterance|request|ask|message|msg|instruction_override).*",
           r"(user_|human_)?prompt",
+          # the prompt a prompt optimiser or judge is given to work on
+          r"(original|candidate|generated|rewritten|revised|optimi[sz]ed|improved|given|target|student)_prompts?",
           # one instruction is what this request asks (an agent's task, a dataset row's
           # `instruction`); `instructions` are the app's own (the rule above)
           r"(user_|human_|task_|current_|new_)?instruction",
@@ -133,7 +135,9 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           # a name that says it is the value now
           r"(current|cur|curr)_.+",
           r"(remaining|left|used)_.*", r".*_(remaining|left|count|counter|budget)", r"(current_)?(turn|step)(_.*)?",
-          r"weather", r"news"),
+          r"weather", r"news",
+          # what a model or the app under test said this turn
+          r"(.+_)?(reply|replies|response|responses|answer|answers|completion|generation|prediction)"),
     _rule(V.USER, "a per-user value",
           r"member_(name|id|email|profile)", r"(user|customer|client|account|tenant|player|patient|student|employee|caller|author|recipient|"
           r"sender|contact|candidate|applicant|guest|buyer|learner|reader)(_.*)?",

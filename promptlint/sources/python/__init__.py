@@ -68,7 +68,7 @@ from promptlint.sources.python.calls import Sections, is_message_list, lc_messag
 from promptlint.sources.python.flow import Flow, OverBudget
 from promptlint.sources.python import files, injected, toollists
 from promptlint.sources.python.scope import INF, last_name
-from promptlint.sources.python.values import ListV, MsgV, StrV
+from promptlint.sources.python.values import DictV, ListV, MsgV, StrV, literal_text
 from promptlint.sources.python.strings import Lit
 from promptlint.sources.python.tree import positions, walk
 from promptlint.sniff import directive_score
@@ -100,6 +100,10 @@ _USER_ROLE = re.compile(r"(?:^|_)(?:user|human)(?:_|$)", re.I)
 # `*_TEMPLATE` is also what code names URL, script and README templates: such a
 # constant counts only in a module that talks to a model, or when its name
 # says what it is for (SQL_PROMPT_TEMPLATE, SYSTEM_TEMPLATE, CHAT_TEMPLATE).
+# a wrapper's parameter that carries the prompt to the model call inside it
+_PROMPT_PARAM = re.compile(r"prompt|messages|^msgs$|^system|instruction|^query$|^input$|^text$|^content$", re.I)
+# a module-level mapping of prompts by name: PROMPTS, SYSTEM_PROMPTS, prompt_templates
+_PROMPT_COLLECTION = re.compile(r"^(?:\w*_)?(?:prompts|templates|instructions)$", re.I)
 _TEMPLATE_ONLY = re.compile(r"^(?:\w*_)?template$", re.I)
 _PROMPT_WORDS = re.compile(r"prompt|instruction|system|user|human|assistant|chat|message|agent|llm|query|rag", re.I)
 _LLM_IMPORTS = re.compile(
@@ -397,6 +401,8 @@ class _Collector:
         self.loops: list = []  # the for statements the walk is inside
         # messages or text put into a conversation this code receives (injected): (node, kind, owner)
         self.injections: list = []
+        # calls of a function or method of this module by name (`self.predict(prompt)`): name -> [(call, owner)]
+        self.local_calls: dict[str, list] = {}
 
     def collect(self, module: cst.Module) -> "_Collector":
         visits = {cst.Call: self.visit_Call, cst.Assign: self.visit_Assign, cst.AnnAssign: self.visit_AnnAssign,
@@ -421,6 +427,10 @@ class _Collector:
     def visit_Call(self, node):
         if might_send(node):
             self.calls.append((node, self.stack[-1]))
+        func = node.func
+        if isinstance(func, cst.Name) or isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+                and func.value.value in ("self", "cls"):
+            self.local_calls.setdefault(last_name(func), []).append((node, self.stack[-1]))
         self.visit_injection(node)
         target = toollists.fills(node)
         if target is not None and self.loops:
@@ -506,6 +516,9 @@ def _named_prompt_candidates(module: cst.Module) -> bool:
                     [small.target] if isinstance(small, (cst.AnnAssign, cst.AugAssign)) else []
                 if any(isinstance(t, cst.Name) and _PROMPT_CONSTANT.match(t.value) for t in targets):
                     return True
+                if any(isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name)
+                       and _PROMPT_COLLECTION.match(t.value.value) for t in targets):
+                    return True  # PROMPTS["summary"] = "..."
     return False
 
 
@@ -537,6 +550,7 @@ class _Reader:
         collector.calls = [(c, self.scope_of(o)) for c, o in collector.calls]
         collector.lists = [(n, self.scope_of(o)) for n, o in collector.lists]
         consumed: set[str] = set()
+        wrappers = []
         for call, scope in collector.calls:
             if id(call) in flow.used:
                 continue
@@ -548,12 +562,59 @@ class _Reader:
                 flow.used.add(id(call))
                 if written or _has_text(sections):  # a wrapper passing its caller's messages through: no prompt
                     self.add(call, scope, sections, model)
+                elif not scope.is_module:
+                    wrappers.append((call, scope, model))
+            elif not scope.is_module:
+                wrappers.append((call, scope, None))
+        for call, scope, model in wrappers:
+            self.wrapped(collector, call, scope, model)
         self.langchain_leftovers(collector, consumed)
         self.injections(collector)
         self.message_leftovers(collector, consumed)
         self.named_prompts(consumed)
         self.tool_lists(collector, consumed)
         return self.templates()
+
+    def wrapped(self, collector: _Collector, sink: cst.Call, scope, model) -> None:
+        """A function of this module that hands its parameter to a model call
+        (`def prediction(self, prompt): ... Completion.create(prompt=prompt)`):
+        what its callers here pass for that parameter is a prompt, read at
+        each call (`self.prediction(prompt)`), one level deep."""
+        flow = self.flow
+        func = scope.node
+        if not isinstance(func, cst.FunctionDef):
+            return
+        params = [p.name.value for p in func.params.params]
+        passed = {a.value.value for a in sink.args if isinstance(a.value, cst.Name)}
+        wanted = [(i, name) for i, name in enumerate(params) if name in passed and _PROMPT_PARAM.search(name)]
+        if not wanted:
+            return
+        method = bool(params) and params[0] in ("self", "cls")
+        build = Sections(flow)
+        for call, owner in collector.local_calls.get(func.name.value, ()):
+            if id(call) in flow.used or isinstance(call.func, cst.Attribute) != method:
+                continue
+            caller = self.scope_of(owner)
+            if caller is scope:
+                continue  # a recursive retry passes the same prompt on
+            positional = [a.value for a in call.args if a.keyword is None and not a.star]
+            keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+            sections = []
+            for index, name in wanted:
+                at = index - 1 if method else index
+                node = keywords.get(name, positional[at] if 0 <= at < len(positional) else None)
+                if node is None:
+                    continue
+                value = flow.eval(node, flow.frame_for(caller))
+                if isinstance(value, ListV) and is_message_list(value):
+                    sections += build.messages(value, node)
+                elif isinstance(value, StrV) and _has_words(value, MIN_FUNCTION_TEXT):
+                    role = "system" if "system" in name else "user"
+                    sections.append(build.system(value, node) if role == "system" else
+                                    build.section(role, build.content(value), node))
+            if _has_text(sections):
+                flow.used.add(id(call))
+                self.add(call, caller, sections, model)
 
     def tool_lists(self, collector: _Collector, consumed: set[str]) -> None:
         """Lists named for tools whose order changes (see toollists), where no
@@ -672,6 +733,7 @@ class _Reader:
                         span = Span(self.file, last.start, last.end)
                         candidates.append((prefix + name, reads, span, [Section(role, build.text(value, "auto"),
                                                                                  span)]))
+        candidates += self.keyed_prompts(module, build)
         # module names whose own text reads as instructions, or named as a prompt (`PROMPT =
         # open("prompt.j2").read()`): a function using one builds a prompt
         instruction_names = {name for name, bindings in module.bindings.items()
@@ -684,6 +746,35 @@ class _Reader:
             if name in consumed or name in used_by_others:
                 continue
             self.found.append((span.start, name, sections, None, span, None))
+
+    def keyed_prompts(self, module, build: Sections) -> list:
+        """The entries of a module-level collection of prompts, keyed by name
+        (`PROMPTS["summarize"] = "..."`, `TEMPLATES = {"qa": "..."}`), as
+        prompts of their own: (name, reads, span, sections) each."""
+        flow = self.flow
+        out = []
+        for name, bindings in module.bindings.items():
+            if not _PROMPT_COLLECTION.match(name):
+                continue
+            entries = []
+            value = flow.lookup(name, bindings[-1].start, flow.frame_for(module))
+            if isinstance(value, DictV):
+                entries += [(literal_text(k), v, k.node) for k, v in value.pairs
+                            if isinstance(k, StrV) and literal_text(k) and k.node is not None]
+            for m in module.mutations.get(name, ()):
+                if m.method == "setitem" and len(m.keys) == 1 and isinstance(m.keys[0], str) \
+                        and isinstance(m.call, cst.Assign):
+                    entries.append((m.keys[0], flow.eval(m.call.value, flow.frame_for(module)), m.call))
+            for key, entry, node in entries:
+                if not isinstance(entry, StrV) or not _has_words(entry, MIN_FUNCTION_TEXT):
+                    continue
+                if _TEMPLATE_ONLY.match(name.rstrip("sS")) and not _instructions(_literal(entry)):
+                    continue  # TEMPLATES may hold a web page's or a script's text: it must read as a prompt
+                label = f'{name}["{key}"]'
+                role = "user" if _USER_ROLE.search(key) else self.ctx.default_role
+                span = self.span(node)
+                out.append((label, set(), span, [Section(role, build.text(entry, "auto"), span)]))
+        return out
 
     def builder(self, scope, build: Sections, instruction_names: set[str]) -> list:
         """The prompts a function or method builds and returns: named like a
@@ -715,7 +806,9 @@ class _Reader:
             reads = flow.reads - {name}
             if isinstance(value, StrV) and _has_words(value, MIN_FUNCTION_TEXT) and (
                     named or _instructions(_literal(value))):
-                sections = [Section(role, build.text(value), self.span(ret.value))]
+                # a template returned unfilled (`return THINK_ABOUT_IT`): the caller fills its fields
+                style = "auto" if not any(isinstance(seg, Slot) for seg in value.segs) else None
+                sections = [Section(role, build.text(value, style), self.span(ret.value))]
             elif isinstance(value, ListV) and is_message_list(value):
                 if id(scope) in self.gathered:
                     continue  # the list it returns is read already, where the function builds it

@@ -503,6 +503,10 @@ def site(flow, call: cst.Call, frame):
             sections.append(build.section("user", build.content(value), node))
         build.literal = build.literal or not isinstance(value, Opaque)
         kind = "gemini"
+    elif positional and _model_call(chain) and is_message_list(ev(positional[0])):
+        # a model object called with the conversation: `self.llm(messages)`, `chat_model.predict(msgs)`
+        sections += build.messages(ev(positional[0]), positional[0])
+        kind = "model"
     elif positional and _model_call(chain) and _written_text(ev(positional[0])):
         # llm.complete(prompt) (LlamaIndex), llm.predict(text), a model object called with the
         # text (`await llm(convo)`, `self.llm(prompt)`): text this file wrote
@@ -528,11 +532,12 @@ def site(flow, call: cst.Call, frame):
 _GENAI = ("generate_content", "generate_content_async", "generate_content_stream", "send_message",
           "send_message_async", "send_message_stream")
 _COMPLETE = ("complete", "acomplete", "stream_complete", "astream_complete", "predict", "apredict")
-# `llm`, `self.chat_model`, `fast_llm`; not a factory (`get_llm("name")`, `load_model(path)`) nor a
+# `llm`, `self.chat_model`, `fast_llm`, `use_llm_func`; not a factory (`get_llm("name")`, `load_model(path)`) nor a
 # model that takes no chat prompt (`embedding_model(text)`, `rerank_model`)
 _MODEL_NAME = re.compile(r"(?!(?:get|load|create|build|make|init|set|new|select|choose|resolve|pick)_)"
                          r"(?!\w*(?:embed|rerank|classif|detect|token|vision|whisper|tts|speech))"
-                         r"(?:\w+_)?(?:llm|lm|model|chat_model|chat_llm)", re.IGNORECASE)
+                         r"(?:\w+_)?(?:llm|lm|model|chat_model|chat_llm)(?:_(?:func|fn|function|callable))?",
+                         re.IGNORECASE)
 
 
 def _model_call(chain: list[str]) -> bool:

@@ -164,6 +164,13 @@ class Expressions:
             part = self.sliced(base, node.slice[0].slice, frame)  # `messages[1:]`, `history[-10:]`
             if part is not None:
                 return part
+        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice) and isinstance(base, Opaque):
+            window = self.window(base, node.slice[0].slice, node, frame)
+            if window is not None:
+                return window
+        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice) and isinstance(base, StrV) \
+                and self.keeps_head(node.slice[0].slice, frame):
+            return base  # `prompt[:limit]` cuts the tail: what leads the text, and its order, stay
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             key = self.eval(node.slice[0].slice.value, frame)
             if isinstance(base, DictV) and isinstance(key, StrV):
@@ -183,8 +190,9 @@ class Expressions:
                 text = literal_text(key) if isinstance(key, StrV) else None
                 name = f"{_dotted_name(node.value) or base.label}.{text}" if text and text.isidentifier() else None
                 verdict = self.ctx.variables.resolve(name) if name else DEFAULT
-                if no_evidence(verdict):
-                    verdict = base.verdict
+                if no_evidence(verdict) or not no_evidence(base.verdict) and base.verdict.volatility <= \
+                        Volatility.DEPLOY and not self.ctx.variables.configured(name):
+                    verdict = base.verdict  # a field of data fixed per release (`demo["question"]` of saved demos)
                 return Opaque(self.src(node), verdict, node, names=(name,) if name else base.names,
                               kind="name" if name else "expr", clock=base.clock)
         return self.opaque(node, frame, self.verdict(base))
@@ -203,6 +211,35 @@ class Expressions:
             return None
         return Opaque(self.src(node), Verdict(Volatility.REQUEST, f"the latest message of {short(base.label)}: "
                                                                   "new on every turn"), node, names=base.names)
+
+    def window(self, base: Opaque, where: cst.Slice, node, frame: Frame) -> Opaque | None:
+        """`history[-3:]` of the conversation so far: a sliding window drops
+        its oldest turn once the conversation is longer, so its start (and
+        everything after it) changes on every turn, unlike the history that
+        only grows at its end."""
+        if base.verdict.volatility is not Volatility.SESSION or where.step is not None or where.upper is not None:
+            return None
+        lower = where.lower
+        negative = isinstance(lower, cst.UnaryOperation) and isinstance(lower.operator, cst.Minus)
+        if not negative:
+            return None
+        from promptlint.analysis.conversation import HISTORY_NAME
+        from promptlint.analysis.volatility import snake
+
+        if not any(HISTORY_NAME.search(snake(n.rsplit(".", 1)[-1])) for n in base.names if n):
+            return None
+        return Opaque(self.src(node), Verdict(Volatility.REQUEST, f"{short(self.src(node))} is a sliding window of "
+                                                                  f"{short(base.label)}: its oldest turn changes on "
+                                                                  "every turn"), node, names=base.names)
+
+    def keeps_head(self, where: cst.Slice, frame: Frame) -> bool:
+        """`[:n]` or `[0:n]` with no step: a truncation that starts at the start."""
+        if where.step is not None:
+            return False
+        if where.lower is None:
+            return True
+        lower = self.eval(where.lower, frame)
+        return isinstance(lower, ConstV) and lower.value == 0
 
     def sliced(self, base: ListV, where: cst.Slice, frame: Frame) -> ListV | None:
         """A slice with constant bounds of a list known item by item, or

@@ -86,6 +86,15 @@ class OverBudget(Exception):
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
+def _counts(b: Binding) -> bool:
+    """`n += 1`: an augmented assignment of an integer literal."""
+    return b.kind == "aug" and isinstance(b.node, cst.AugAssign) and isinstance(b.node.value, cst.Integer) \
+        and isinstance(b.node.operator, (cst.AddAssign, cst.SubtractAssign))
+
+
+RERUN_PER_REQUEST = re.compile(r"^[ \t]*(?:import|from)[ \t]+streamlit\b", re.M)
+
+
 class Flow(Loops, Expressions, ToIR):
     """The evaluator: names and bindings here; loops, expressions and calls,
     and the conversion to IR parts in the mixins."""
@@ -96,7 +105,8 @@ class Flow(Loops, Expressions, ToIR):
         self.positions = positions
         self._starts = [0] + [m.end() for m in _LINE_END.finditer(file.text)]
         self.index = Index(module, self.span)
-        self.import_frame = Frame(self.index.module, import_time=True)
+        # a Streamlit script runs from the top on every interaction: its module level is per request
+        self.import_frame = Frame(self.index.module, import_time=not RERUN_PER_REQUEST.search(file.text))
         self.steps = 0
         self.deadline = math.inf  # time.monotonic() past which the file's analysis stops
         self.reads: set[str] = set()  # module-level names read for the prompt being built
@@ -350,13 +360,16 @@ class Flow(Loops, Expressions, ToIR):
                                      "and defined outside the checked files: fixed until the code changes")
         return table.resolve(name)
 
-    def branched(self, name: str, b: Binding, frame: Frame, at: float):
+    def branched(self, name: str, b: Binding, frame: Frame, at: float, outer: int = 0):
         """The value of `b`, or of the binding in another arm of the `if`
-        around it that reaches `at` as well: the most volatile one (the
-        prompt is cached only as well as its worst case). Nested arms are
-        merged from the inside out; a use inside the chain sees its own arm."""
+        around it that reaches `at` as well: the worst case (the prompt is
+        cached only as well as that). Nested arms are merged from the inside
+        out, each other arm with the chains inside it (`outer`: how many of
+        `b.arms`, outermost first, are merged by the caller); a use inside
+        the chain sees its own arm."""
         value = self.binding(b, frame, at)
-        for chain_id, arm in reversed(b.arms):
+        for depth in range(len(b.arms) - 1, outer - 1, -1):
+            chain_id, arm = b.arms[depth]
             chain = self.index.branches.get(chain_id)
             if chain is None or at < chain.end:
                 continue  # the use is inside this chain: only its own arm's binding reaches it
@@ -383,14 +396,12 @@ class Flow(Loops, Expressions, ToIR):
                     others.append(alt)
                 else:
                     missing = True
-            candidates = [value] + [self.binding(o, frame, at) for o in others]
+            candidates = [value] + [self.branched(name, o, frame, at, depth + 1) for o in others]
             if missing:  # an arm that binds nothing: the value from before the chain reaches too
                 before = self.before_chain(name, chain, frame, at)
                 if before is not None:
                     candidates.append(before)
-            if len(candidates) == 1:
-                return value
-            return max(candidates, key=lambda v: self.verdict(v).volatility)
+            value = self.worst_case(candidates)
         return value
 
     def before_chain(self, name: str, chain, frame: Frame, at: float):
@@ -419,6 +430,11 @@ class Flow(Loops, Expressions, ToIR):
                      node) -> Opaque:
         """A name read in a loop that rebinds it further down: its value
         changes from one pass to the next, so it is as volatile as any of them."""
+        if before is not None and before.kind == "assign" and isinstance(before.value, cst.Integer) \
+                and all(_counts(b) for b in later):
+            # `n = 1` ... `n += 1`: the pass number, the same on every request (the loop says the rest)
+            return Opaque(name, Verdict(V.STATIC, f"{name} counts the loop's passes"), node, names=(name,),
+                          kind="name")
         values = [self.binding(b, frame, INF) for b in later if (id(b), id(frame)) not in self._active_bindings]
         if before is not None:
             values.append(self.binding(before, frame, at))

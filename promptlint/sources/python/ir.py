@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+import libcst as cst
+
 from promptlint.analysis.volatility import Verdict
 from promptlint.ir import Slot, SlotKind, Text, Volatility
 from promptlint.sources.python.strings import Lit
@@ -29,6 +31,8 @@ class ToIR:
         if not isinstance(value, StrV):
             return value
         slots = [s for s in value.segs if isinstance(s, Slot)]
+        if slots and self.written_elsewhere(value):
+            return self.moved_whole(value, node, label, span)
         if len(slots) != 1 or any(isinstance(s, Lit) and s.text.strip() for s in value.segs):
             return value
         slot = slots[0]
@@ -40,6 +44,32 @@ class ToIR:
                         reason=slot.reason if slot.label == short(label) else f"{short(label)} is {slot.label}: "
                                                                                f"{slot.reason}")
         return StrV([moved if seg is slot else seg for seg in value.segs], value.node)
+
+    def written_elsewhere(self, value: StrV) -> bool:
+        """Text another module wrote and a call here returned (`date_str =
+        current_datetime()`): every character and slot sits at that one call."""
+        node = value.node
+        if not isinstance(node, cst.Call):
+            return False
+        s, e = self.span(node)
+        for seg in value.segs:
+            if isinstance(seg, Lit):
+                if any(o != s for o in seg.offsets[:-1]):
+                    return False
+            elif seg.span is None or (seg.span.start, seg.span.end) != (s, e) or seg.span.file is not self.file:
+                return False
+        return True
+
+    def moved_whole(self, value: StrV, node, label, span) -> StrV:
+        """Such text as it enters the prompt here: at the field or name that
+        puts it in, where a reader of this file sees it."""
+        label = label or self.src(node)
+        s, e = span or self.span(node)
+        where = self.file_span(s, e)
+        segs = [Lit.synthetic(seg.text, s, e) if isinstance(seg, Lit) else
+                replace(seg, span=where, fix=None, label=short(label),
+                        reason=f"{short(label)} holds {seg.label}: {seg.reason}") for seg in value.segs]
+        return StrV(segs, value.node)
 
     # ------------------------------------------------------------ values to IR
 
@@ -80,9 +110,31 @@ class ToIR:
         what runs when the caller passes nothing)."""
         def rank(v):
             volatility = self.verdict(v).volatility
-            return (volatility if volatility > V.DEPLOY else V.STATIC, not isinstance(v, Opaque))
+            return (volatility if volatility > V.DEPLOY else V.STATIC, self.stable_behind(v),
+                    not isinstance(v, Opaque))
 
         return max(values, key=rank)
+
+    def worst_case(self, values: list):
+        """Of the values the arms of an `if` give a name, the one the cache
+        fares worst with: the most volatile, and between equals the one with
+        the most literal text behind its first volatile part (`prompts =
+        question` in the arm without context does not hide the arm that puts
+        the context ahead of the instructions)."""
+        return max(values, key=lambda v: (self.verdict(v).volatility, self.stable_behind(v)))
+
+    def stable_behind(self, value) -> int:
+        """Characters of literal text behind the first part of a string that
+        changes more often than per release (0 for anything else)."""
+        if not isinstance(value, StrV):
+            return 0
+        seen, total = False, 0
+        for seg in value.segs:
+            if isinstance(seg, Slot):
+                seen = seen or seg.volatility > V.DEPLOY
+            elif seen:
+                total += len(seg.text.strip())
+        return total
 
     def names_of(self, value) -> tuple[str, ...]:
         if isinstance(value, Opaque):

@@ -197,10 +197,12 @@ class Index:
         m.loops = tuple(self._regions.get(id(scope), ()))
         scope.mutations.setdefault(m.name, []).append(m)
 
-    def _in_region(self, scope: Scope, stmt, body) -> None:
-        """Index a loop body, remembering the loop's span for loop-carried names."""
+    def _in_region(self, scope: Scope, stmt, body, start: int | None = None) -> None:
+        """Index a loop body, remembering the loop's span for loop-carried
+        names (from `start`: a `for`'s iterable is read once, before any pass)."""
         stack = self._regions.setdefault(id(scope), [])
-        stack.append(self.span(stmt))
+        s, e = self.span(stmt)
+        stack.append((s if start is None else start, e))
         try:
             body()
         finally:
@@ -231,7 +233,7 @@ class Index:
             for name, path in _target_names(stmt.target):
                 self._bind(scope, Binding(name, "for", start, body_start, value=stmt.iter, target=stmt.target,
                                           path=path, node=stmt, loop=stmt))
-            self._in_region(scope, stmt, lambda: self._body(self._block(stmt), scope, stmt, cls))
+            self._in_region(scope, stmt, lambda: self._body(self._block(stmt), scope, stmt, cls), body_start)
             if stmt.orelse is not None:
                 self._body(self._block(stmt.orelse), scope, loop, cls)
         elif isinstance(stmt, (cst.While,)):

@@ -133,6 +133,14 @@ def _args(call: cst.Call):
     return positional, keywords
 
 
+# what a person types or picks in a form or at a terminal, read by the app for this request
+STREAMLIT_INPUTS = frozenset({"text_input", "text_area", "chat_input", "number_input", "selectbox", "multiselect",
+                              "radio", "select_slider", "slider", "file_uploader", "camera_input", "audio_input",
+                              "date_input", "time_input", "pills", "segmented_control", "data_editor"})
+FORM_INPUTS = frozenset({"click.prompt", "typer.prompt", "rich.prompt.Prompt.ask", "questionary.text",
+                         "questionary.select", "sys.stdin.read", "sys.stdin.readline", "getpass.getpass"})
+
+
 def call(flow, qual: str, node: cst.Call, frame):
     """A call whose callee is an import or a builtin, by its qualified name."""
     last = qual.rsplit(".", 1)[-1]
@@ -155,6 +163,9 @@ def call(flow, qual: str, node: cst.Call, frame):
         return Opaque(flow.src(node), Verdict(V.DEPLOY, f"calls {qual}(): fixed per process"), node)
     if qual in ("os.getenv", "os.environ.get"):
         return environment(flow, node)
+    if qual in FORM_INPUTS or qual.startswith("streamlit.") and last in STREAMLIT_INPUTS:
+        return Opaque(flow.src(node), Verdict(V.REQUEST, f"what the user enters in {qual}(): changes every "
+                                                         "request"), node, names=(last,))
     if qual in LISTINGS:
         return _listing(flow, node, f"{qual}()")
     if qual in COMPLETION_ORDER:
@@ -185,9 +196,14 @@ def call(flow, qual: str, node: cst.Call, frame):
         where = files.package_folder(flow, package) if package else None
         return Opaque(flow.src(node), Verdict(V.STATIC, "a package's folder"), node, path=True, where=where)
     if qual in _DATA_LOADERS and positional:  # yaml.safe_load(text), json.load(fh)
-        data = _data(flow, flow.eval(positional[0], frame), _DATA_LOADERS[qual], node)
+        source = flow.eval(positional[0], frame)
+        data = _data(flow, source, _DATA_LOADERS[qual], node)
         if data is not None:
             return data
+        if isinstance(source, Opaque) and source.path and source.verdict.volatility <= V.DEPLOY:
+            # json.load(open(config.demos_path)): a file the deployment ships, wherever it is
+            return Opaque(flow.src(node), Verdict(V.STATIC, f"data read from a file by {qual}(): fixed per "
+                                                            "release"), node)
     if qual in ("pathlib.Path", "pathlib.PurePath", "open", "io.open", "jinja2.FileSystemLoader"):
         values = [flow.eval(a, frame) for a in positional[:1]]
         where = _where(values[0]) if values else None
