@@ -34,8 +34,14 @@ def is_history(slot: Slot) -> bool:
     """A slot that inserts the conversation so far."""
     if slot.kind in CONTAINERS or slot.volatility is not Volatility.SESSION:
         return False
-    return any(HISTORY_NAME.search(snake(re.split(r"[.\[]", n, maxsplit=1)[0])) for n in slot.names) \
+    return any(HISTORY_NAME.search(snake(part)) for n in slot.names for part in _root_and_leaf(n)) \
         or "conversation history" in slot.reason
+
+
+def _root_and_leaf(name: str) -> tuple[str, ...]:
+    """`history` of `history[-1]`, and `state` and `messages` of `state.messages`."""
+    parts = [p for p in re.split(r"[.\[\]]+", name) if p and not p.strip("-0123456789:'\"")=="" ]
+    return (parts[0], parts[-1]) if parts else (name,)
 
 
 def history_slot(template: PromptTemplate) -> Slot | None:

@@ -101,6 +101,8 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           # an agent's plan as it stands this step
           r"(all|current|terminal|sub|task|execution|action|next|new|updated|revised|overall|full|step|work)_plans?",
           r"notes", r"state", r"(message_|chat_)?thread", r"(chat_|conversation_)?messages",
+          # a graph's or an agent's conversation state (LangGraph's `state.messages`)
+          r"(state|agent|graph|session|thread|memory|all|running)_messages",
           r"turns",
           # what a run works on (a research topic, a navigation goal): fixed for the run, new for the
           # next; a goal the user keeps for weeks (`weekly_goal`) says nothing of the kind

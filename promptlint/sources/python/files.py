@@ -92,6 +92,12 @@ def find_template(flow, name: str, folder: str | None) -> Path | None:
             candidate = base / sub / name
             if candidate.is_file() and _inside(candidate, flow):
                 return candidate
+        # one folder deeper or beside (prompts/templates/x.md, prompts/system/x.j2): only when unique
+        if BARE_NAME.fullmatch(name):
+            found = sorted({p for d in _PROMPT_FOLDERS for pattern in (f"{d}/*/{name}", f"*/{d}/{name}")
+                            for p in base.glob(pattern) if p.is_file() and _inside(p, flow)})
+            if len(found) == 1:
+                return found[0]
         if base.resolve() == Path(flow.ctx.root).resolve():
             break
     return None

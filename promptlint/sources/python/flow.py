@@ -480,9 +480,16 @@ class Flow(Loops, Expressions, ToIR):
                                            rf"|format_map\(\s*{n}\b", text) is not None
         return self._spreads[key]
 
-    def parameter(self, name: str, frame: Frame) -> Opaque:
-        verdict = self.ctx.variables.resolve(name)
+    def parameter(self, name: str, frame: Frame):
         param = frame.scope.params[name]
+        if param.default is not None and isinstance(param.default, (cst.Name, cst.Attribute)) \
+                and not frame.scope.is_module:
+            # `def get_chain(llm, system_template=CHAT_SYSTEM_TEMPLATE)`: text is what a caller that passes
+            # nothing gets, and the template the function is written for
+            default = self.eval(param.default, self.import_frame)
+            if isinstance(default, StrV) and any(isinstance(seg, Lit) and seg.text.strip() for seg in default.segs):
+                return default
+        verdict = self.ctx.variables.resolve(name)
         return Opaque(name, Verdict(verdict.volatility, f"parameter of {frame.scope.label}(): {verdict.reason}"),
                       param.name, names=(name,), kind="name")
 

@@ -353,10 +353,12 @@ def value_attribute(flow, base: Opaque, attr: str, node, frame):
     from promptlint.sources.python.scope import _dotted_name, strip_self
 
     dotted = _dotted_name(node)
-    if dotted:
+    fixed = not no_evidence(base.verdict) and base.verdict.volatility <= V.DEPLOY
+    if dotted and not (fixed and not flow.ctx.variables.configured(strip_self(dotted))):
         verdict = flow.ctx.variables.resolve(strip_self(dotted))
         if not no_evidence(verdict):
             return Opaque(flow.src(node), verdict, node, names=(strip_self(dotted),), kind="name")
+    # a field of data fixed per release (`example.text` of the few-shot examples) is as fixed
     return Opaque(flow.src(node), base.verdict, node, names=base.names, kind="name" if dotted else "expr")
 
 
@@ -847,7 +849,24 @@ def lc_message(flow, qual: str, node, frame):
         role = _role_of(flow, role_node, frame, "user") if role_node is not None else "user"
     content = keywords.get("content", positional[0] if positional else None)
     value = flow.eval(content, frame) if content is not None else StrV([], node)
-    return MsgV(role, value, node)
+    return MsgV(role, _with_tool_calls(flow, value, keywords, frame, node), node)
+
+
+def _with_tool_calls(flow, value, keywords, frame, node):
+    """A message's tool calls and tool-call id are sent with its text: one
+    that changes per request (`"id": uuid4().hex` in a few-shot example)
+    changes the message, wherever the text is fixed."""
+    extra = []
+    for key in ("tool_calls", "tool_call_id"):
+        if key in keywords:
+            found = flow.eval(keywords[key], frame)
+            verdict = flow.verdict(found)
+            if verdict.volatility > V.DEPLOY:
+                extra.append(flow.slot(Opaque(flow.src(keywords[key]), verdict, keywords[key],
+                                              names=flow.names_of(found))))
+    if not extra:
+        return value
+    return StrV(flow.segs(value) + extra, node)
 
 
 def lc_template_method(flow, cls_name: str, node, frame, style: str | None):

@@ -1,0 +1,5 @@
+import os
+
+
+def template_dir():
+    return os.environ.get("LAYER_TEMPLATES", "templates")
