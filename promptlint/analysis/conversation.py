@@ -34,14 +34,17 @@ def is_history(slot: Slot) -> bool:
     """A slot that inserts the conversation so far."""
     if slot.kind in CONTAINERS or slot.volatility is not Volatility.SESSION:
         return False
-    return any(HISTORY_NAME.search(snake(part)) for n in slot.names for part in _root_and_leaf(n)) \
-        or "conversation history" in slot.reason
+    return names_history(slot.names) or "conversation history" in slot.reason
 
 
-def _root_and_leaf(name: str) -> tuple[str, ...]:
-    """`history` of `history[-1]`, and `state` and `messages` of `state.messages`."""
-    parts = [p for p in re.split(r"[.\[\]]+", name) if p and not p.strip("-0123456789:'\"")=="" ]
-    return (parts[0], parts[-1]) if parts else (name,)
+def names_history(names) -> bool:
+    """Whether a value's names say it is the conversation so far: its root or
+    its last attribute (`history[-1]`, `state.messages`)."""
+    for name in names:
+        parts = [p for p in re.split(r"[.\[\]]+", name or "") if p]
+        if any(HISTORY_NAME.search(snake(part)) for part in parts[:1] + parts[-1:]):
+            return True
+    return False
 
 
 def history_slot(template: PromptTemplate) -> Slot | None:
@@ -113,5 +116,5 @@ def conversation(template: PromptTemplate, reference: Render, tokenizer, traffic
                         mean_history_tokens(traffic), stable_after)
 
 
-__all__ = ["Conversation", "conversation", "history_slot", "is_history", "mean_history_tokens",
+__all__ = ["Conversation", "conversation", "history_slot", "is_history", "mean_history_tokens", "names_history",
            "turns_per_session", "FORMULA"]

@@ -104,6 +104,7 @@ _USER_ROLE = re.compile(r"(?:^|_)(?:user|human)(?:_|$)", re.I)
 _PROMPT_PARAM = re.compile(r"prompt|messages|^msgs$|^system|instruction|^query$|^input$|^text$|^content$", re.I)
 # a module-level mapping of prompts by name: PROMPTS, SYSTEM_PROMPTS, prompt_templates
 _PROMPT_COLLECTION = re.compile(r"^(?:\w*_)?(?:prompts|templates|instructions)$", re.I)
+_TEMPLATE_COLLECTION = re.compile(r"^(?:\w*_)?templates$", re.I)
 _TEMPLATE_ONLY = re.compile(r"^(?:\w*_)?template$", re.I)
 _PROMPT_WORDS = re.compile(r"prompt|instruction|system|user|human|assistant|chat|message|agent|llm|query|rag", re.I)
 _LLM_IMPORTS = re.compile(
@@ -562,10 +563,9 @@ class _Reader:
                 flow.used.add(id(call))
                 if written or _has_text(sections):  # a wrapper passing its caller's messages through: no prompt
                     self.add(call, scope, sections, model)
-                elif not scope.is_module:
-                    wrappers.append((call, scope, model))
-            elif not scope.is_module:
-                wrappers.append((call, scope, None))
+                    continue
+            if not scope.is_module:  # a function that only passes its parameter on: its callers give the text
+                wrappers.append((call, scope, result[1] if result is not None else None))
         for call, scope, model in wrappers:
             self.wrapped(collector, call, scope, model)
         self.langchain_leftovers(collector, consumed)
@@ -609,9 +609,8 @@ class _Reader:
                 if isinstance(value, ListV) and is_message_list(value):
                     sections += build.messages(value, node)
                 elif isinstance(value, StrV) and _has_words(value, MIN_FUNCTION_TEXT):
-                    role = "system" if "system" in name else "user"
-                    sections.append(build.system(value, node) if role == "system" else
-                                    build.section(role, build.content(value), node))
+                    sections.append(build.system(value, node) if "system" in name else
+                                    build.section("user", build.content(value), node))
             if _has_text(sections):
                 flow.used.add(id(call))
                 self.add(call, caller, sections, model)
@@ -768,7 +767,7 @@ class _Reader:
             for key, entry, node in entries:
                 if not isinstance(entry, StrV) or not _has_words(entry, MIN_FUNCTION_TEXT):
                     continue
-                if _TEMPLATE_ONLY.match(name.rstrip("sS")) and not _instructions(_literal(entry)):
+                if _TEMPLATE_COLLECTION.match(name) and not _instructions(_literal(entry)):
                     continue  # TEMPLATES may hold a web page's or a script's text: it must read as a prompt
                 label = f'{name}["{key}"]'
                 role = "user" if _USER_ROLE.search(key) else self.ctx.default_role

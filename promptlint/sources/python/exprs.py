@@ -13,6 +13,7 @@ import re
 
 import libcst as cst
 
+from promptlint.analysis.conversation import names_history
 from promptlint.analysis.volatility import DEFAULT, Verdict, no_evidence
 from promptlint.ir import Slot, SlotKind, Volatility
 from promptlint.sources.python import files
@@ -160,17 +161,14 @@ class Expressions:
 
     def subscript(self, node: cst.Subscript, frame: Frame):
         base = self.eval(node.value, frame)
-        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice) and isinstance(base, ListV):
-            part = self.sliced(base, node.slice[0].slice, frame)  # `messages[1:]`, `history[-10:]`
-            if part is not None:
+        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
+            where = node.slice[0].slice
+            part = self.sliced(base, where, frame) if isinstance(base, ListV) else \
+                self.window(base, where, node) if isinstance(base, Opaque) else None
+            if part is not None:  # `messages[1:]`, `history[-10:]`
                 return part
-        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice) and isinstance(base, Opaque):
-            window = self.window(base, node.slice[0].slice, node, frame)
-            if window is not None:
-                return window
-        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice) and isinstance(base, StrV) \
-                and self.keeps_head(node.slice[0].slice, frame):
-            return base  # `prompt[:limit]` cuts the tail: what leads the text, and its order, stay
+            if isinstance(base, StrV) and self.keeps_head(where, frame):
+                return base  # `prompt[:limit]` cuts the tail: what leads the text, and its order, stay
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             key = self.eval(node.slice[0].slice.value, frame)
             if isinstance(base, DictV) and isinstance(key, StrV):
@@ -202,17 +200,12 @@ class Expressions:
         named like it): the message of this turn, new on every request."""
         last = isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus) \
             and isinstance(index.expression, cst.Integer) and index.expression.value == "1"
-        if not last or base.verdict.volatility is not Volatility.SESSION:
-            return None
-        from promptlint.analysis.conversation import HISTORY_NAME
-        from promptlint.analysis.volatility import snake
-
-        if not any(HISTORY_NAME.search(snake(n.rsplit(".", 1)[-1])) for n in base.names if n):
+        if not last or base.verdict.volatility is not Volatility.SESSION or not names_history(base.names):
             return None
         return Opaque(self.src(node), Verdict(Volatility.REQUEST, f"the latest message of {short(base.label)}: "
                                                                   "new on every turn"), node, names=base.names)
 
-    def window(self, base: Opaque, where: cst.Slice, node, frame: Frame) -> Opaque | None:
+    def window(self, base: Opaque, where: cst.Slice, node) -> Opaque | None:
         """`history[-3:]` of the conversation so far: a sliding window drops
         its oldest turn once the conversation is longer, so its start (and
         everything after it) changes on every turn, unlike the history that
@@ -221,12 +214,7 @@ class Expressions:
             return None
         lower = where.lower
         negative = isinstance(lower, cst.UnaryOperation) and isinstance(lower.operator, cst.Minus)
-        if not negative:
-            return None
-        from promptlint.analysis.conversation import HISTORY_NAME
-        from promptlint.analysis.volatility import snake
-
-        if not any(HISTORY_NAME.search(snake(n.rsplit(".", 1)[-1])) for n in base.names if n):
+        if not negative or not names_history(base.names):
             return None
         return Opaque(self.src(node), Verdict(Volatility.REQUEST, f"{short(self.src(node))} is a sliding window of "
                                                                   f"{short(base.label)}: its oldest turn changes on "

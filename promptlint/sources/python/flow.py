@@ -482,11 +482,12 @@ class Flow(Loops, Expressions, ToIR):
 
     def parameter(self, name: str, frame: Frame):
         param = frame.scope.params[name]
-        if param.default is not None and isinstance(param.default, (cst.Name, cst.Attribute)) \
-                and not frame.scope.is_module:
+        default_node = param.default
+        if isinstance(default_node, cst.Attribute) or isinstance(default_node, cst.Name) \
+                and default_node.value not in ("None", "True", "False"):
             # `def get_chain(llm, system_template=CHAT_SYSTEM_TEMPLATE)`: text is what a caller that passes
             # nothing gets, and the template the function is written for
-            default = self.eval(param.default, self.import_frame)
+            default = self.eval(default_node, self.import_frame)
             if isinstance(default, StrV) and any(isinstance(seg, Lit) and seg.text.strip() for seg in default.segs):
                 return default
         verdict = self.ctx.variables.resolve(name)
