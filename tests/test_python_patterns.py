@@ -17,6 +17,26 @@ DATA = Path(__file__).parent / "data" / "realworld_python"
 
 # (path, rule, line, column, severity) of every finding, and why it is right
 EXPECTED = {
+    # LangChain pipelines: a chat template piped into a model and configured
+    # (`(PROMPT | model.with_structured_output(...)).with_config(...)`), run with a mapping of
+    # inputs: the field takes the value the run passes (the request's body), at that value
+    "pipelines/schema_edit.py": [("PL001", 30, 79, "error")],
+    # a template invoked on its own (`prompt.ainvoke({...})`) whose system text is a settings
+    # dataclass's field default from another module (`Configuration.from_runnable_config(config)`):
+    # the inputs fill it, and the clock and the queries sit ahead of the conversation
+    "pipelines/queries.py": [("PL001", 20, 24, "error"), ("PL001", 21, 28, "error")],
+    "pipelines/prompts.py": [],
+    "pipelines/configuration.py": [],
+    # a prompt template kept as a field set in __init__, filled by a method of the app's own
+    "pipelines/classifier.py": [("PL008", 16, 1, "info"), ("PL001", 19, 1, "warning")],
+    # a constant named with the word first (TEMPLATE_INIT_...), read as a prompt because its text
+    # addresses a model; TEMPLATE_DIR, a path, is not one
+    "pipelines/codegen_prompts.py": [("PL001", 8, 1, "error")],
+    # string.Template text in class attributes named with the word first, one per language:
+    # `$question` opens each, ahead of the requirements
+    "pipelines/answer_templates.py": [("PL001", 10, 46, "error"), ("PL001", 21, 43, "error")],
+    # the uploaded video, as a data URL, ahead of the fixed instructions of the same message
+    "pipelines/video.py": [("PL001", 21, 60, "error")],
     # a builder function nobody in the file calls: the clock inside its f-string
     "assistant/templates.py": [("PL001", 7, 48, "error")],
     # parts.append / text += / "\n\n".join(parts): the clock read three lines earlier,
@@ -597,3 +617,43 @@ def test_a_method_of_a_class_or_module_says_nothing_of_the_data(tmp_path):
     assert result.exit_code == 1, result.output
     assert "RunQueryTool" not in result.stdout
     assert "agent.py:14:37: PL001 context changes per request" in result.stdout, result.stdout
+
+
+def test_a_pipeline_headed_by_a_template_of_another_module_is_filled_where_it_runs(tmp_path):
+    # the template is imported; partial inputs are bound ahead of the run and the run passes the rest
+    (tmp_path / "prompts.py").write_text(
+        "from langchain_core.prompts import PromptTemplate\n\n"
+        "ANSWER = PromptTemplate.from_template(\n"
+        '    "Context:\\n{context}\\nAnswer in the reader\'s language, cite every source by its number, never '
+        'invent a source, say when the context does not hold the answer, keep it under two hundred words, prefer '
+        'short sentences, and end with one line that lists the sources you cited in the order you cited them. '
+        'When two sources disagree, say so and give both readings with their numbers. Quote at most one sentence '
+        'from any source. Question: {question}"\n)\n')
+    (tmp_path / "run.py").write_text(
+        "from langchain_openai import ChatOpenAI\n\nfrom prompts import ANSWER\n\n\n"
+        "def answer(question, retriever):\n"
+        "    chain = ANSWER.partial(question=question) | ChatOpenAI(model='gpt-4.1')\n"
+        "    return chain.invoke({'context': retriever.invoke(question)})\n")
+    result = invoke(tmp_path, "check", "run.py")
+    assert result.exit_code == 1
+    assert result.stdout.startswith("run.py:8:37: PL001 {context} changes per request")
+
+
+def test_a_template_filled_without_a_model_gives_its_messages_and_a_bare_template_stays_a_template(tmp_path):
+    # format_messages fills the template (the clock decides); a template nothing fills is read by its names
+    (tmp_path / "chat.py").write_text(
+        "from datetime import datetime\n\nfrom langchain_core.prompts import ChatPromptTemplate\n"
+        "from langchain_openai import ChatOpenAI\n\n"
+        "PROMPT = ChatPromptTemplate.from_messages([\n"
+        '    ("system", "Now: {now}. You are a careful assistant for a hardware store. Answer questions about '
+        'products, stock and opening hours, never promise delivery dates, point to a human for refunds, and keep '
+        'every answer under eighty words, in the customer\'s language, with prices in euros and no emojis. When a '
+        'product is out of stock, name the nearest store that has it and the usual restocking day, and never '
+        'guess a price you were not given."),\n'
+        '    ("human", "{text}"),\n])\n\n\n'
+        "def reply(text):\n"
+        "    messages = PROMPT.format_messages(now=datetime.now().isoformat(), text=text)\n"
+        "    return ChatOpenAI(model='gpt-4.1').invoke(messages)\n")
+    result = invoke(tmp_path, "check", "chat.py")
+    assert result.exit_code == 1
+    assert result.stdout.startswith("chat.py:13:43: PL001 {now} changes per request")

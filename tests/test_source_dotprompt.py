@@ -341,7 +341,7 @@ def test_media_section_json_and_unknown_helpers(tmp_path, ctx):
     t = read(tmp_path, content, ctx)
     got = [(s.label, s.kind, s.volatility, s.names) for s in t.slots()]
     assert got == [
-        ("{{media url=photo_url}}", SlotKind.VARIABLE, V.UNKNOWN, ("photo_url",)),
+        ("{{media url=photo_url}}", SlotKind.VARIABLE, V.REQUEST, ("photo_url",)),
         ("{{json customer}}", SlotKind.EXPRESSION, V.USER, ("customer",)),
         ('{{upper "x"}}', SlotKind.EXPRESSION, V.STATIC, ()),
         ("{{uuid}}", SlotKind.VARIABLE, V.NONDETERMINISTIC, ("uuid",)),

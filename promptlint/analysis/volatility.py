@@ -132,6 +132,12 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           # what this run produced or is looking at: code, errors, logs, the editor's selection
           r"(source_)?code", r"(error|errors|exception|traceback|stack_?trace|logs?|stderr|stdout)(_.+)?",
           r"selection", r"(selected|highlighted)_.+", r"clipboard", r"screenshots?",
+          # media the request carries, as a data URL or encoded bytes (`video_data_url`, `image_b64`)
+          r"(.+_)?(images?|img|videos?|audio|photos?|pictures?|screenshots?|frames?)(_data)?_(url|uri|b64|base64|bytes)",
+          r"(.+_)?(base64|b64)_(images?|img|videos?|audio|photos?|screenshots?)", r"data_ur[li]",
+          # the page a crawler or a browsing agent is given, and its markup
+          r"urls?", r"(page|web|webpage|website|site|current|target|source|input|article|document|doc)_urls?",
+          r"(.+_)?html(_content|_code|_text|_source|_snippet)?",
           # the page a browsing agent is looking at
           r"viewport(_.+)?", r"(ax|accessibility)_?tree(_.+)?", r"dom(_tree|_state|_snapshot)?",
           # a name that says it is the value now

@@ -43,6 +43,11 @@ _GO_TAG = re.compile(r"\{\{-?\s*(?P<body>[^{}]*?)\s*-?\}\}")
 _GO_FIELD = re.compile(r"(?<![\w)\]])\.(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)")
 # ${name}: string.Template, JavaScript template literals, YAML configs resolved at load
 _DOLLAR = re.compile(r"\$\{(?P<name>[A-Za-z_][\w.]*)\}")
+# Python's string.Template: `$name` and `${name}` (`$$` is a dollar sign)
+STRING_TEMPLATE = re.compile(r"\$(?:(?P<named>[A-Za-z_]\w*)|\{(?P<braced>[A-Za-z_]\w*)\})")
+# what reads as a string.Template field in prose: a lower-case word of three or more
+# letters (`$question`), not a shell variable (`$HOME`), a price or LaTeX (`$x$`)
+BARE_DOLLAR_FIELD = re.compile(r"(?<![$\\\w])\$[a-z_][a-z0-9_]{2,}\b(?!\$)")
 _NON_DOLLAR_FIELD = re.compile(r"(?<!\$)" + _SNIFF_FIELD.pattern, re.IGNORECASE)
 
 # {{name}} / {{{name}}} substitution and nothing else
@@ -137,6 +142,9 @@ def parse_template_string(text: str, file: SourceFile, index_map: list[int] | No
         return parse_go_fragment(text, file, index_map, ctx)
     if style == "dollar":
         return _regex_fragment(text, file, index_map, ctx, _DOLLAR, lambda m: m.group("name"))
+    if style == "string_template":
+        return _regex_fragment(text, file, index_map, ctx, STRING_TEMPLATE,
+                               lambda m: m.group("named") or m.group("braced"))
     if style == "mustache":
         return _regex_fragment(text, file, index_map, ctx, _MUSTACHE, lambda m: m.group("name"))
     if style == "text":

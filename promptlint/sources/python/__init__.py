@@ -66,7 +66,9 @@ from promptlint.ir import Breakpoint, PromptTemplate, Section, Slot, SourceError
 from promptlint.sources.base import SourceContext
 from promptlint.sources.python.calls import Sections, is_message_list, lc_message_list, might_send, site
 from promptlint.sources.python.flow import Flow, OverBudget
+from promptlint.sources.placeholders import BARE_DOLLAR_FIELD
 from promptlint.sources.python import files, injected, toollists
+from promptlint.sources.python import strings as strs
 from promptlint.sources.python.scope import INF, last_name
 from promptlint.sources.python.values import DictV, ListV, MsgV, StrV, literal_text
 from promptlint.sources.python.strings import Lit
@@ -88,6 +90,10 @@ _HINTS = re.compile(
     rf"|{files.WRITTEN_JINJA_PATH.pattern}",
     re.I | re.M)
 _PROMPT_CONSTANT = re.compile(r"^(?:\w*_)?(?:prompt|template|instructions)$", re.I)
+# the name first, what it is for after (`TEMPLATE_INIT_CODE_GENERATION`, `PROMPT_SUMMARY`): also what
+# code names paths and settings (`TEMPLATE_DIR`, `PROMPT_MAX_TOKENS`), so it counts only when its text
+# reads as instructions to a model
+_PROMPT_LEADING = re.compile(r"^(?:prompt|template|instructions?)_\w+$", re.I)
 # build_system_prompt, get_instructions, make_messages, get_system_message (not test_* functions)
 _PROMPT_FUNCTION = re.compile(r"^(?!test_)\w*?(?:^|_)(?:prompt|instructions|system_message|messages)$"
                               r"|^(?!test_)_?(?:build|make|get|create|render|format|compose|generate)_\w*(?:prompt|"
@@ -95,6 +101,7 @@ _PROMPT_FUNCTION = re.compile(r"^(?!test_)\w*?(?:^|_)(?:prompt|instructions|syst
 # An unnamed function counts when the text it returns reads as instructions to a model.
 BUILDER_DIRECTIVES = 3
 _WORD = re.compile(r"[A-Za-z_]\w*")
+MIN_TEMPLATE_TEXT = 100  # characters of a template named with the word first, in a language we cannot read
 MIN_FUNCTION_TEXT = 40  # literal characters a prompt-named function's string needs to count as a prompt
 _USER_ROLE = re.compile(r"(?:^|_)(?:user|human)(?:_|$)", re.I)
 # `*_TEMPLATE` is also what code names URL, script and README templates: such a
@@ -722,17 +729,19 @@ class _Reader:
                 if _TEMPLATE_ONLY.match(name) and not talks_to_a_model and not _PROMPT_WORDS.search(name):
                     continue
                 last = bindings[-1]
+                leading = _PROMPT_LEADING.match(name) is not None
                 if (last.kind == "aug" or last.kind == "assign" and isinstance(last.target, cst.Name)) \
-                        and _PROMPT_CONSTANT.match(name):
+                        and (_PROMPT_CONSTANT.match(name) or leading):
                     flow.reads = set()
                     value = flow.lookup(name, float("inf"), flow.frame_for(holder))
                     reads = flow.reads - {name}
-                    if isinstance(value, StrV) and _has_words(value):
+                    if isinstance(value, StrV) and _has_words(value) and (not leading or _reads_as_prompt(value)):
                         role = "user" if _USER_ROLE.search(name) else self.ctx.default_role
                         span = Span(self.file, last.start, last.end)
                         candidates.append((prefix + name, reads, span, [Section(role, build.text(value, "auto"),
                                                                                  span)]))
         candidates += self.keyed_prompts(module, build)
+        candidates += self.init_templates(build)
         # module names whose own text reads as instructions, or named as a prompt (`PROMPT =
         # open("prompt.j2").read()`): a function using one builds a prompt
         instruction_names = {name for name, bindings in module.bindings.items()
@@ -745,6 +754,33 @@ class _Reader:
             if name in consumed or name in used_by_others:
                 continue
             self.found.append((span.start, name, sections, None, span, None))
+
+    def init_templates(self, build: Sections) -> list:
+        """A prompt template an object keeps as a field, written in its
+        `__init__` (`self.prompt_template = "..."`) and filled by a
+        method of the app's own: a prompt of its own, unless the class
+        already sends one we read. (name, reads, span, sections) each."""
+        flow = self.flow
+        out = []
+        for info in flow.index.classes.values():
+            start, end = flow.span(info.node)
+            if any(start <= found[0] < end for found in self.found):
+                continue
+            for name, bindings in info.attrs.items():
+                last = bindings[-1]
+                if last.kind != "attr" or not _PROMPT_CONSTANT.match(name):
+                    continue
+                scope = flow.index.scopes.get(id(last.node))
+                if scope is None or scope.node.name.value != "__init__":
+                    continue
+                flow.reads = set()
+                value = flow.eval(last.value, flow.frame_for(scope))
+                if isinstance(value, StrV) and _instructions(_literal(value)):
+                    role = "user" if _USER_ROLE.search(name) else self.ctx.default_role
+                    span = Span(self.file, *flow.span(last.value))
+                    out.append((f"{info.node.name.value}.{name}", flow.reads, span,
+                                [Section(role, build.text(value, "auto"), span)]))
+        return out
 
     def keyed_prompts(self, module, build: Sections) -> list:
         """The entries of a module-level collection of prompts, keyed by name
@@ -861,6 +897,18 @@ def _dicts(node) -> list:
 
     node.visit(Visitor())
     return found
+
+
+def _reads_as_prompt(value: StrV) -> bool:
+    """Text that addresses a model, or a long text with template fields (in
+    any language: `template_zh`), not a path or a setting."""
+    text = _literal(value)
+    if _instructions(text):
+        return True
+    if len(text) < MIN_TEMPLATE_TEXT:
+        return False
+    return any(item[0] == "field" for item in strs.scan_format(text) or []) or \
+        BARE_DOLLAR_FIELD.search(text) is not None
 
 
 def _literal(value: StrV) -> str:

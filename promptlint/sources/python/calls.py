@@ -28,7 +28,8 @@ import json
 import libcst as cst
 
 from promptlint.ir import Breakpoint, Part, Section, SourceError
-from promptlint.sources.placeholders import detect_style, fallback_style, parse_template_string
+from promptlint.sources.placeholders import BARE_DOLLAR_FIELD, detect_style, fallback_style, parse_template_string
+from promptlint.sources.python import lcel
 from promptlint.sources.python.stdlib import LC_TEMPLATES, _lc_style, lc_template_method, role_in_words
 from promptlint.sources.python.strings import Lit, merge
 from promptlint.sources.python.values import (
@@ -72,7 +73,9 @@ class Sections:
                 continue
             chosen = style
             if style == "auto":
-                chosen = "jinja" if detect_style(seg.text) == "jinja" else "format"
+                detected = detect_style(seg.text)
+                chosen = "jinja" if detected == "jinja" else \
+                    "string_template" if detected == "text" and BARE_DOLLAR_FIELD.search(seg.text) else "format"
             for attempt in (chosen, fallback_style(seg.text, chosen), "text"):
                 if attempt is None:
                     continue
@@ -305,7 +308,7 @@ def _whole_system_text(parts: list) -> list:
     return parts
 
 
-_LLAMA_INDEX = re.compile(r"^[ \t]*(?:from|import)[ \t]+llama_index\b", re.M)
+_LLAMA_INDEX = lcel.LLAMA_INDEX
 
 
 def is_message_list(value) -> bool:
@@ -371,7 +374,7 @@ def might_send(call: cst.Call) -> bool:
         return True
     if last in _LC_INVOKE and call.args and call.args[0].keyword is None:
         first = call.args[0].value
-        if isinstance(first, cst.List):
+        if isinstance(first, (cst.List, cst.Dict)):  # messages, or a pipeline's inputs
             return True
         if isinstance(first, cst.Name) and any(w in first.value.lower() for w in _MESSAGEY):
             return True
@@ -481,6 +484,11 @@ def site(flow, call: cst.Call, frame):
         sections.append(build.system(ev(positional[0]), positional[0]))
         sections += build.messages(ev(positional[1]), positional[1])
         kind = "openai"
+    elif last in lcel.INVOKES and (piped := lcel.invoked(flow, call, frame)) is not None:
+        # (prompt | llm).invoke({...}), chain.ainvoke(inputs) with chain = prompt | llm: the
+        # template's messages, filled with the inputs
+        sections += build.messages(piped, call)
+        kind = "langchain"
     elif _chain_run(chain, call) and (filled := _chain_inputs(flow, call, positional, keywords, ev, frame)):
         # chain.run(goal=goal), chain.invoke({"goal": goal}), from_chain(chain, {...}): the
         # chain's template filled with the inputs, each value at the argument that passes it

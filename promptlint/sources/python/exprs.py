@@ -16,7 +16,7 @@ import libcst as cst
 from promptlint.analysis.conversation import names_history
 from promptlint.analysis.volatility import DEFAULT, Verdict, no_evidence
 from promptlint.ir import Slot, SlotKind, Volatility
-from promptlint.sources.python import files
+from promptlint.sources.python import files, lcel
 from promptlint.sources.python.scope import INF, Binding, Frame, Scope, _dotted_name, last_name
 from promptlint.sources.python.strings import Lit, decode_body
 from promptlint.sources.python.values import (
@@ -27,6 +27,8 @@ from promptlint.sources.python.values import (
 # a helper that wraps text as a message of its role: system_message(text), user_message(text)
 _ROLE_HELPER = re.compile(r"_?(system|user|human|assistant|ai)_(?:message|msg)", re.IGNORECASE)
 MAX_DEPTH = 8  # helper calls inlined inside each other
+# a class's own constructor from configuration (`Configuration.from_runnable_config(config)`, `Settings.load()`)
+_FACTORY = re.compile(r"from_\w+|load|get|default|defaults")
 MAX_RETURNS = 8  # returns of one helper evaluated (the rest are not: cost stays bounded)
 
 
@@ -43,6 +45,10 @@ class Expressions:
                 return known
             return Opaque(self.src(node), base.verdict, node, names=base.names, kind="name",
                           qual=base.qual + "." + attr)
+        if isinstance(base, Opaque) and base.instance_of is not None:
+            known = self.project.value(self, f"{base.instance_of}.{attr}", node)
+            if known is not None:
+                return known
         if isinstance(node.value, cst.Name) and node.value.value in ("self", "cls"):
             value = self.class_attr(frame, attr)
             if isinstance(value, Opaque) and value.node is None:
@@ -282,6 +288,8 @@ class Expressions:
 
     def binary(self, node: cst.BinaryOperation, frame: Frame):
         left, right = self.eval(node.left, frame), self.eval(node.right, frame)
+        if isinstance(node.operator, cst.BitOr) and isinstance(left, lcel.ChatTemplV):
+            return lcel.pipe(left)  # prompt | llm | parser
         if isinstance(node.operator, cst.Add):
             return self.add(left, right, node)
         if isinstance(node.operator, cst.Modulo) and isinstance(left, StrV):
@@ -378,7 +386,11 @@ class Expressions:
                 inlined = self.role_helper(last_name(func) or "", node, frame) or inlined
             if inlined is not None:
                 return inlined
-        return self.stdlib.unknown_call(self, node, frame, qual or _dotted_name(func) or self.src(func))
+        made = self.stdlib.unknown_call(self, node, frame, qual or _dotted_name(func) or self.src(func))
+        if qual is not None and isinstance(made, Opaque) and _FACTORY.fullmatch(qual.rsplit(".", 1)[-1]) \
+                and self.project.is_class(self, qual.rsplit(".", 1)[0], node):
+            made = replace(made, instance_of=qual.rsplit(".", 1)[0])
+        return made
 
     def role_helper(self, name: str, node: cst.Call, frame: Frame):
         """`self.system_message(prompt)` of a base class that leaves the

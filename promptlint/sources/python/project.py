@@ -38,6 +38,7 @@ from promptlint.sources.python.tree import positions
 
 from promptlint.ir import Slot, SourceError, Text
 from promptlint.sources.base import read_source
+from promptlint.sources.python import lcel
 from promptlint.sources.python.exprs import MAX_DEPTH
 from promptlint.sources.python.scope import INF
 from promptlint.sources.python.strings import Lit, merge
@@ -91,6 +92,11 @@ class Project:
         `flow`; None when it is not in the tree or not followed."""
         found = self._resolve(flow.file.path, qual, (flow, node))
         return None if found is None else relocate(found[1], found[0], flow, node)
+
+    def is_class(self, flow, qual: str, node) -> bool:
+        """Whether `qual` names a class defined in the checked tree."""
+        found = self._resolve(flow.file.path, qual, (flow, node))
+        return found is not None and isinstance(found[1], ClassV)
 
     def _resolve(self, importer: Path, qual: str, where):
         """(flow of the defining module, value there), following re-exports."""
@@ -283,6 +289,10 @@ def relocate(value, foreign, flow, node):
             return ForeignFuncV(v, foreign, node)
         if isinstance(v, ForeignFuncV):
             return ForeignFuncV(v.func, v.flow, node)
+        if isinstance(v, lcel.ChatTemplV):  # a chat template another module defines: its messages, here
+            messages = move(v.messages)
+            return None if messages is None else dataclasses.replace(v, messages=messages, node=node,
+                                                                     partials={}, partial_nodes={})
         return None
 
     return move(value, top=True)

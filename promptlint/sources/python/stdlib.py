@@ -26,7 +26,7 @@ import libcst as cst
 
 from promptlint.analysis.volatility import DEFAULT, Verdict, classify_call, no_evidence, strftime_precision
 from promptlint.ir import Volatility
-from promptlint.sources.python import files
+from promptlint.sources.python import files, lcel
 from promptlint.sources.python.scope import at_import
 from promptlint.sources.python import strings as strs
 from promptlint.sources.python.strings import Lit
@@ -58,6 +58,9 @@ CLOCKS = {
 }
 RANDOM_MODULES = ("random.", "secrets.", "numpy.random.")
 NONDETERMINISTIC = {"uuid.uuid1", "uuid.uuid4", "os.urandom"}
+# fields declared with their default (`field(default=...)`, pydantic's `Field(default)`)
+FIELD_DEFAULTS = {"dataclasses.field", "pydantic.Field", "pydantic.fields.Field", "attr.ib", "attrs.field",
+                  "attr.attrib", "attrs.ib"}
 PER_PROCESS = {"os.getpid", "os.getppid", "socket.gethostname", "platform.node", "threading.get_ident"}
 PURE_MODULES = ("os.path.", "posixpath.", "ntpath.", "textwrap.", "html.", "re.", "math.", "urllib.parse.",
                 "shlex.", "string.capwords", "base64.", "unicodedata.", "json.loads", "operator.")
@@ -163,6 +166,11 @@ def call(flow, qual: str, node: cst.Call, frame):
         return Opaque(flow.src(node), Verdict(V.DEPLOY, f"calls {qual}(): fixed per process"), node)
     if qual in ("os.getenv", "os.environ.get"):
         return environment(flow, node)
+    if qual in FIELD_DEFAULTS:
+        # a dataclass or pydantic field's default: what an object made without it holds
+        default = keywords.get("default", positional[0] if positional and qual.endswith("Field") else None)
+        if default is not None:
+            return flow.eval(default, frame)
     if qual in FORM_INPUTS or qual.startswith("streamlit.") and last in STREAMLIT_INPUTS:
         return Opaque(flow.src(node), Verdict(V.REQUEST, f"what the user enters in {qual}(): changes every "
                                                          "request"), node, names=(last,))
@@ -426,6 +434,8 @@ def method(flow, base, attr: str, node: cst.Call, frame):
     positional, keywords = _args(node)
     if isinstance(base, StrV):
         return str_method(flow, base, attr, node, frame, positional, keywords)
+    if isinstance(base, lcel.ChatTemplV):
+        return lcel.method(flow, base, attr, node, frame)
     if isinstance(base, TemplV) and base.style == "jinja" and attr == "render":
         args = [flow.eval(a, frame) for a in positional]
         kwargs = call_kwargs(flow, node, frame, keywords)
@@ -636,6 +646,9 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
     chained = prompt_chain(flow, last, node, frame)
     if chained is not None:
         return chained
+    template = lcel.chat_template(flow, dotted, node, frame, _template_format(flow, node, frame))
+    if template is not None:
+        return template
     wrapped = prompt_wrapper(flow, last, node, frame) or template_by_path(flow, node, frame) or \
         template_by_name(flow, last, node, frame)
     if wrapped is not None:
@@ -793,6 +806,8 @@ def prompt_chain(flow, callee: str, node: cst.Call, frame):
     value = flow.eval(keywords["prompt"], frame)
     if isinstance(value, TemplV):
         return value
+    if isinstance(value, lcel.ChatTemplV):
+        value = lcel.single_text(value)
     return TemplV(value, node, style="format") if isinstance(value, StrV) else None
 
 
@@ -878,6 +893,13 @@ def lc_template_method(flow, cls_name: str, node, frame, style: str | None):
     fmt = keywords.get("template_format")
     style = _lc_style(literal_text(flow.eval(fmt, frame)) if fmt is not None else None) or style
     return MsgV(role, value, node, template=True, style=style)
+
+
+def _template_format(flow, node: cst.Call, frame) -> str:
+    """A LangChain template's `template_format=` as our style name ("format" when not given)."""
+    _, keywords = _args(node)
+    fmt = keywords.get("template_format")
+    return _lc_style(literal_text(flow.eval(fmt, frame)) if fmt is not None else None) or "format"
 
 
 def _lc_style(fmt: str | None) -> str | None:

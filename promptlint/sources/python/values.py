@@ -101,6 +101,9 @@ class Opaque:
     where: str | None = None  # the filesystem path it names, when the code writes it out (files)
     pinned: bool = False  # text filled at its own call (a template we cannot read): reported there, where it is used
     parsed: bool = False  # data parsed from JSON/YAML text (json.loads): its keys keep the text's order
+    # an object of a settings class of the checked tree, made from configuration
+    # (`Configuration.from_runnable_config(config)`): its fields hold the class's defaults
+    instance_of: str | None = None
 
 
     def effective(self) -> Verdict:
