@@ -35,6 +35,14 @@ EXPECTED = {
     # string.Template text in class attributes named with the word first, one per language:
     # `$question` opens each, ahead of the requirements
     "pipelines/answer_templates.py": [("PL001", 10, 46, "error"), ("PL001", 21, 43, "error")],
+    # a YAML file of prompts a helper of the app reads by a written-out path (not followed: not in
+    # the tree), its entries filled with .format; the system text reaches the model through the
+    # wrapper's set_instructions(); the YAML itself is checked as a prompt file too
+    "pipelines/assigner.py": [("PL001", 11, 26, "error"), ("PL008", 11, 56, "info")],
+    "pipelines/prompts/agents/assigner.yaml": [("PL001", 2, 56, "error"), ("PL008", 5, 3, "info")],
+    # a prompt constant filled in a nested helper and sent through a call we do not read: still a
+    # prompt of its own (evaluating that call does not use it up)
+    "pipelines/reflection.py": [("PL001", 9, 1, "error"), ("PL008", 14, 1, "info")],
     # the uploaded video, as a data URL, ahead of the fixed instructions of the same message
     "pipelines/video.py": [("PL001", 21, 60, "error")],
     # a builder function nobody in the file calls: the clock inside its f-string

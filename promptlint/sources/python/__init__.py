@@ -564,8 +564,8 @@ class _Reader:
                 continue
             flow.reads = set()
             result = site(flow, call, flow.frame_for(scope))
-            consumed |= flow.reads
-            if result is not None:
+            if result is not None:  # what a call that sends nothing we read evaluated stays a prompt of its own
+                consumed |= flow.reads
                 sections, model, _, written = result
                 flow.used.add(id(call))
                 if written or _has_text(sections):  # a wrapper passing its caller's messages through: no prompt

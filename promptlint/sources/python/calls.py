@@ -367,6 +367,8 @@ def might_send(call: cst.Call) -> bool:
         return True
     if _agent_run(chain, keywords, call) or _agent_definition(last, keywords):
         return True
+    if last in _SETS_SYSTEM and len(call.args) == 1 and call.args[0].keyword is None:
+        return True
     if _chain_run(chain, call):
         return True
     positional = any(a.keyword is None and not a.star for a in call.args)
@@ -457,6 +459,10 @@ def site(flow, call: cst.Call, frame):
             ev(positional[0])):
         sections += build.messages(ev(positional[0]), positional[0])
         kind = "langchain"
+    elif last in _SETS_SYSTEM and len(positional) == 1 and _written_text(ev(positional[0])):
+        # self.llm.set_instructions(sp): the system prompt the wrapper sends with every run
+        sections.append(build.system(ev(positional[0]), positional[0]))
+        kind = "wrapper"
     elif _agent_definition(last, set(keywords)):
         # Agent(instructions=...) of the OpenAI Agents SDK, pydantic-ai, smolagents, agno; ADK's
         # Agent(global_instruction=..., instruction=...)
@@ -539,7 +545,10 @@ def site(flow, call: cst.Call, frame):
 # Gemini's methods that send a prompt, and a model object's completion methods.
 _GENAI = ("generate_content", "generate_content_async", "generate_content_stream", "send_message",
           "send_message_async", "send_message_stream")
-_COMPLETE = ("complete", "acomplete", "stream_complete", "astream_complete", "predict", "apredict")
+_COMPLETE = ("complete", "acomplete", "stream_complete", "astream_complete", "predict", "apredict", "run", "arun")
+# an agent or model wrapper told its system prompt by a setter: `self.llm.set_instructions(sp)`
+_SETS_SYSTEM = ("set_instructions", "set_system_prompt", "set_system_message", "update_system_prompt",
+                "set_system")
 # `llm`, `self.chat_model`, `fast_llm`, `use_llm_func`; not a factory (`get_llm("name")`, `load_model(path)`) nor a
 # model that takes no chat prompt (`embedding_model(text)`, `rerank_model`)
 _MODEL_NAME = re.compile(r"(?!(?:get|load|create|build|make|init|set|new|select|choose|resolve|pick)_)"

@@ -152,6 +152,42 @@ def _find_by_name(flow, name: str) -> tuple[Path | None, list[Path]]:
     return None, []
 
 
+DATA_SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".toml": "toml"}
+DATA_PATH = re.compile(r"[\w.-]+(?:/[\w.-]+)*\.(?:ya?ml|json|toml)")
+
+
+def find_data_file(flow, name: str) -> Path | None:
+    """A data file a loader of the app's is given by a written-out path
+    (`load_prompts("agents/assigner.yaml")`): relative to the module or the
+    project root, else under the prompts/templates folders of the module's
+    package or its parents, or one folder below them; only when one file
+    matches at the nearest level."""
+    if not DATA_PATH.fullmatch(name) or ".." in name.split("/"):
+        return None
+    direct = resolve(flow, name)
+    if direct is not None:
+        return direct
+    memo = flow.ctx.shared.setdefault("python.data_files_by_path", {})
+    key = (flow.file.path.parent, name)
+    if key not in memo:
+        memo[key] = _find_data_file(flow, name)
+    return memo[key]
+
+
+def _find_data_file(flow, name: str) -> Path | None:
+    here = flow.file.path.parent
+    root = Path(flow.ctx.root).resolve()
+    for base in [here, *list(here.parents)[:MAX_PARENTS]]:
+        patterns = [f"{d}/{name}" for d in _PROMPT_FOLDERS] + [f"*/{d}/{name}" for d in _PROMPT_FOLDERS] + \
+            [f"*/{name}"]
+        found = sorted({p for pattern in patterns for p in base.glob(pattern) if p.is_file() and _inside(p, flow)})
+        if len(found) == 1:
+            return found[0]
+        if found or base.resolve() == root:
+            return None
+    return None
+
+
 def package_folder(flow, dotted: str) -> str | None:
     """The folder of package `dotted` (`app.prompts`), looked for as an import
     is: under the module's folder and its ancestors, inside the project."""
@@ -179,6 +215,10 @@ def parsed(flow, text: StrV, kind: str, node):
             import json
 
             data = json.loads(source)
+        elif kind == "toml":
+            import tomllib
+
+            data = tomllib.loads(source)
         else:
             from ruamel.yaml import YAML
 

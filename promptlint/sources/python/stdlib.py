@@ -395,6 +395,30 @@ _LOADER = re.compile(r"(?:(?:load|get|read|render|fetch|build|make|create)_)?(?:
 _NAME_KEYWORDS = ("template", "template_name", "name", "prompt", "prompt_name", "prompt_id", "path", "file")
 
 
+# a helper of the app's that reads a file (load_prompts, read_yaml, get_config, parse_toml)
+_DATA_LOADER = re.compile(r"(?:load|read|get|open|parse|fetch)", re.IGNORECASE)
+
+
+def data_by_path(flow, last: str, node: cst.Call, frame):
+    """`FileUtils.load_prompts("agents/workforce/assigner.yaml")`,
+    `read_yaml("prompts.yaml")`: a loader we cannot follow, given a YAML,
+    JSON or TOML file by a written-out path, gives that file's data (its
+    strings as text, so that `PROMPTS["SYSTEM"].format(task=t)` fills
+    them); only files inside the project, found where `find_data_file`
+    looks."""
+    if not _DATA_LOADER.search(last):
+        return None
+    positional, keywords = _args(node)
+    named = positional[0] if positional else next((keywords[k] for k in _NAME_KEYWORDS if k in keywords), None)
+    if not isinstance(named, cst.SimpleString) or not isinstance(named.evaluated_value, str):
+        return None
+    found = files.find_data_file(flow, named.evaluated_value)
+    text = files.load(flow, found, node) if found is not None else None
+    if text is None:
+        return None
+    return files.parsed(flow, text, files.DATA_SUFFIXES[found.suffix.lower()], node)
+
+
 def template_by_name(flow, last: str, node: cst.Call, frame):
     """`load_prompt("action_template")`, `prompt_engine.load_prompt(template=
     "summarize", block_cnt=n)`, `convo.template("implement_changes", file=f)`:
@@ -650,7 +674,7 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
     if template is not None:
         return template
     wrapped = prompt_wrapper(flow, last, node, frame) or template_by_path(flow, node, frame) or \
-        template_by_name(flow, last, node, frame)
+        template_by_name(flow, last, node, frame) or data_by_path(flow, last, node, frame)
     if wrapped is not None:
         return wrapped
     known = classify_call(strip_self(dotted))
