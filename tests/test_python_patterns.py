@@ -40,9 +40,17 @@ EXPECTED = {
     # wrapper's set_instructions(); the YAML itself is checked as a prompt file too
     "pipelines/assigner.py": [("PL001", 11, 26, "error"), ("PL008", 11, 56, "info")],
     "pipelines/prompts/agents/assigner.yaml": [("PL001", 2, 56, "error"), ("PL008", 5, 3, "info")],
-    # a prompt constant filled in a nested helper and sent through a call we do not read: still a
-    # prompt of its own (evaluating that call does not use it up)
-    "pipelines/reflection.py": [("PL001", 9, 1, "error"), ("PL008", 14, 1, "info")],
+    # a prompt constant filled in a nested helper into a local `prompt` and sent through a call we do
+    # not read: the local variable is the prompt, each value at the argument that passes it
+    "pipelines/reflection.py": [("PL001", 28, 58, "error"), ("PL008", 28, 83, "info")],
+    # a prompt written into a local variable of a graph node and handed to another module's helper
+    "pipelines/manager.py": [("PL001", 12, 2, "error")],
+    # CrewAI: Agent(role=, goal=, backstory=) is a system prompt, Task(description=) the task message
+    "pipelines/crew.py": [("PL001", 22, 47, "error")],
+    # settings made from keywords (a TypedDict) whose template is the module's default, read back by key
+    "pipelines/optimizer.py": [("PL001", 35, 67, "warning")],
+    # pydantic messages sent as dicts (.model_dump()): the context appended to the system text
+    "pipelines/chat_llm.py": [("PL001", 16, 60, "error")],
     # the uploaded video, as a data URL, ahead of the fixed instructions of the same message
     "pipelines/video.py": [("PL001", 21, 60, "error")],
     # a builder function nobody in the file calls: the clock inside its f-string

@@ -135,8 +135,13 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           # media the request carries, as a data URL or encoded bytes (`video_data_url`, `image_b64`)
           r"(.+_)?(images?|img|videos?|audio|photos?|pictures?|screenshots?|frames?)(_data)?_(url|uri|b64|base64|bytes)",
           r"(.+_)?(base64|b64)_(images?|img|videos?|audio|photos?|screenshots?)", r"data_ur[li]",
+          # an agent run's record (what a judge or an optimiser reads), an NLI pair a grader is given
+          r"(.+_)?(trajector(y|ies)|traces?|transcripts?|rollouts?)(_str|_text)?", r"premise", r"hypothes[ie]s",
+          # the titles of the documents a conversation is about
+          r"(doc|docs|document|documents|paper|papers|article|articles|source|sources)_(titles?|names?)",
           # the page a crawler or a browsing agent is given, and its markup
           r"urls?", r"(page|web|webpage|website|site|current|target|source|input|article|document|doc)_urls?",
+          r"(.+_)?websites?",
           r"(.+_)?html(_content|_code|_text|_source|_snippet)?",
           # the page a browsing agent is looking at
           r"viewport(_.+)?", r"(ax|accessibility)_?tree(_.+)?", r"dom(_tree|_state|_snapshot)?",

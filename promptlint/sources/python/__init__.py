@@ -87,6 +87,7 @@ _HINTS = re.compile(
     r"|[\"']role[\"'][ \t]*:[ \t]*[\"'](?:system|developer|user|assistant)[\"']"
     r"|\([ \t]*[\"'](?:system|developer)[\"'][ \t]*,"
     r"|chain\.a?(?:run|predict|invoke|call|batch|stream)\(|from_chain\("
+    r"|\bbackstory\s*=|^[ \t]*from[ \t]+crewai\b"
     rf"|{files.WRITTEN_JINJA_PATH.pattern}",
     re.I | re.M)
 _PROMPT_CONSTANT = re.compile(r"^(?:\w*_)?(?:prompt|template|instructions)$", re.I)
@@ -100,6 +101,9 @@ _PROMPT_FUNCTION = re.compile(r"^(?!test_)\w*?(?:^|_)(?:prompt|instructions|syst
                               r"instructions?|system_message|system|context|messages?)(?:_\w+)?$", re.I)
 # An unnamed function counts when the text it returns reads as instructions to a model.
 BUILDER_DIRECTIVES = 3
+# A function's local variable named as a prompt needs fewer: its name says what it is.
+LOCAL_DIRECTIVES = 2
+_LOCAL_PROMPT = re.compile(r"^[ \t]+\w*(?:prompt|instructions)[ \t]*\+?=(?!=)", re.I | re.M)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 MIN_TEMPLATE_TEXT = 100  # characters of a template named with the word first, in a language we cannot read
 MIN_FUNCTION_TEXT = 40  # literal characters a prompt-named function's string needs to count as a prompt
@@ -159,6 +163,7 @@ def _read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
     module = _parse(file)
     collector = _Collector().collect(module)
     if not collector.calls and not _named_prompt_candidates(module) and not _instructions(file.text) \
+            and not (_LOCAL_PROMPT.search(file.text) and directive_score(file.text) >= LOCAL_DIRECTIVES) \
             and not files.WRITTEN_JINJA_PATH.search(file.text) and not collector.tool_lists \
             and not collector.injections:
         return []  # nothing shaped like a prompt: skip the (costly) position pass
@@ -749,11 +754,47 @@ class _Reader:
                                  self.file.text[bindings[-1].start:bindings[-1].end]))}
         for scope in flow.index.functions:
             candidates += self.builder(scope, build, instruction_names)
+        candidates += self.local_prompts(build, {label for label, *_ in candidates})
         used_by_others = set().union(*(reads for _, reads, _, _ in candidates)) if candidates else set()
         for name, _, span, sections in candidates:
             if name in consumed or name in used_by_others:
                 continue
             self.found.append((span.start, name, sections, None, span, None))
+
+    def local_prompts(self, build: Sections, built: set[str]) -> list:
+        """A prompt a function writes into a local variable named like one
+        (`prompt = f"As the research manager, ..."`) and hands to a
+        helper we cannot read (another module's `invoke_structured(llm,
+        prompt)`): its text as the function leaves it, when it reads as
+        instructions to a model. Not where the function already sends or
+        returns a prompt we read. (name, reads, span, sections) each."""
+        flow = self.flow
+        out = []
+        for scope in flow.index.functions:
+            if scope.label in built:
+                continue
+            start, end = flow.span(scope.node)
+            if any(start <= found[0] < end for found in self.found):
+                continue
+            for name, bindings in scope.bindings.items():
+                last = bindings[-1]
+                if not _PROMPT_CONSTANT.match(name) or last.kind not in ("assign", "aug") \
+                        or last.kind == "assign" and not isinstance(last.target, cst.Name) \
+                        or len(bindings) == 1 and isinstance(last.value, (cst.Name, cst.Attribute)):
+                    continue  # `example_prompt = SYSTEM_PROMPT`: another name for a prompt read as its own
+                flow.reads = set()
+                value = flow.lookup(name, end, flow.frame_for(scope))
+                if not (isinstance(value, StrV) and _has_words(value, MIN_FUNCTION_TEXT)
+                        and directive_score(_literal(value)) >= LOCAL_DIRECTIVES):
+                    continue
+                role = "user" if _USER_ROLE.search(name) else "system" if "system" in name.lower() \
+                    else self.ctx.default_role
+                span = Span(self.file, bindings[0].start, last.end)
+                # a template left unfilled here (`.format` happens in the helper) keeps its fields
+                style = "auto" if not any(isinstance(seg, Slot) for seg in value.segs) else None
+                out.append((f"{scope.label}.{name}", flow.reads, span,
+                            [Section(role, build.text(value, style), span)]))
+        return out
 
     def init_templates(self, build: Sections) -> list:
         """A prompt template an object keeps as a field, written in its

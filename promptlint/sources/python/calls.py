@@ -369,6 +369,8 @@ def might_send(call: cst.Call) -> bool:
         return True
     if last in _SETS_SYSTEM and len(call.args) == 1 and call.args[0].keyword is None:
         return True
+    if _crew_agent(last, keywords) or _crew_task(last, keywords):
+        return True
     if _chain_run(chain, call):
         return True
     positional = any(a.keyword is None and not a.star for a in call.args)
@@ -459,6 +461,17 @@ def site(flow, call: cst.Call, frame):
             ev(positional[0])):
         sections += build.messages(ev(positional[0]), positional[0])
         kind = "langchain"
+    elif _crew_agent(last, set(keywords)):
+        # CrewAI's Agent(role=, goal=, backstory=): its system prompt, in the order CrewAI writes it
+        sections.append(build.section("system", build.content(_crew_persona(flow, keywords, ev, call)), call))
+        kind = "agent"
+    elif _crew_task(last, set(keywords)):
+        # CrewAI's Task(description=, expected_output=): the task message, its description first
+        for key in ("description", "expected_output"):
+            if key in keywords:
+                sections.append(build.section("user", build.content(ev(keywords[key])), keywords[key]))
+        build.literal = True
+        kind = "agent"
     elif last in _SETS_SYSTEM and len(positional) == 1 and _written_text(ev(positional[0])):
         # self.llm.set_instructions(sp): the system prompt the wrapper sends with every run
         sections.append(build.system(ev(positional[0]), positional[0]))
@@ -643,6 +656,25 @@ def _chain_inputs(flow, call: cst.Call, positional, keywords, ev, frame) -> StrV
 _AGENT_TEXT = ("global_instruction", "instructions", "instruction", "system_prompt", "system_message")
 _RUN_TEXT = ("task", "prompt", "user_prompt", "input", "message")
 _RUN_METHODS = ("run", "run_sync", "arun", "run_stream", "print_response", "aprint_response")
+
+
+def _crew_agent(last: str, keywords) -> bool:
+    return last == "Agent" and {"role", "goal", "backstory"} <= set(keywords)
+
+
+def _crew_task(last: str, keywords) -> bool:
+    return last == "Task" and "description" in keywords
+
+
+def _crew_persona(flow, keywords, ev, call) -> StrV:
+    """CrewAI's role-playing slice: `You are {role}. {backstory}\nYour personal goal is: {goal}`."""
+    start, end = flow.span(call)
+
+    def lit(text):
+        return Lit.synthetic(text, start, end)
+
+    return StrV([lit("You are "), *flow.segs(ev(keywords["role"])), lit(". "), *flow.segs(ev(keywords["backstory"])),
+                 lit("\nYour personal goal is: "), *flow.segs(ev(keywords["goal"]))], call)
 
 
 def _agent_definition(last: str, keywords) -> bool:

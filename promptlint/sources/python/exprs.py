@@ -62,7 +62,8 @@ class Expressions:
             if attr in base.info.methods:
                 return FuncV(base.info.methods[attr])
         if isinstance(base, DictV):
-            return self.opaque(node, frame, self.verdict(base))
+            found = base.get(attr) if base.fields else None
+            return found if found is not None else self.opaque(node, frame, self.verdict(base))
         if isinstance(base, Opaque):
             return self.stdlib.value_attribute(self, base, attr, node, frame)
         return self.opaque(node, frame, self.verdict(base))

@@ -395,6 +395,24 @@ _LOADER = re.compile(r"(?:(?:load|get|read|render|fetch|build|make|create)_)?(?:
 _NAME_KEYWORDS = ("template", "template_name", "name", "prompt", "prompt_name", "prompt_id", "path", "file")
 
 
+# a class of settings made from keywords (a TypedDict, a dataclass, a pydantic model)
+_SETTINGS_CLASS = re.compile(r"[A-Z]\w*(?:Config|Configuration|Settings|Options|Params|Parameters)")
+
+
+def settings_object(flow, last: str, node: cst.Call, frame):
+    """`MetapromptOptimizerConfig(metaprompt=..., max_steps=...)`: a settings
+    object built from keywords only holds them, by name (`cfg["metaprompt"]`,
+    `cfg.metaprompt`)."""
+    if not _SETTINGS_CLASS.fullmatch(last) or not node.args or any(a.keyword is None for a in node.args):
+        return None
+    pairs, elements = [], []
+    for arg in node.args:
+        key = StrV([Lit.synthetic(arg.keyword.value, *flow.span(arg.keyword))], arg.keyword)
+        pairs.append((key, flow.eval(arg.value, frame)))
+        elements.append(arg)
+    return DictV(pairs, node, elements, fields=True)
+
+
 # a helper of the app's that reads a file (load_prompts, read_yaml, get_config, parse_toml)
 _DATA_LOADER = re.compile(r"(?:load|read|get|open|parse|fetch)", re.IGNORECASE)
 
@@ -450,6 +468,8 @@ def template_by_name(flow, last: str, node: cst.Call, frame):
                               keywords), node)
 
 
+# a message object's methods that give it as a plain dict (pydantic, dataclasses, the SDKs' own)
+_SERIALISES = ("model_dump", "dict", "to_dict", "as_dict", "to_openai", "to_openai_dict", "to_message")
 _LC_FORMAT = ("format", "aformat", "format_messages", "aformat_messages")  # a LangChain message template's
 
 
@@ -460,6 +480,8 @@ def method(flow, base, attr: str, node: cst.Call, frame):
         return str_method(flow, base, attr, node, frame, positional, keywords)
     if isinstance(base, lcel.ChatTemplV):
         return lcel.method(flow, base, attr, node, frame)
+    if isinstance(base, MsgV) and attr in _SERIALISES:
+        return base  # SystemMessage(content=text).model_dump(): the same message, as the SDK's dict
     if isinstance(base, TemplV) and base.style == "jinja" and attr == "render":
         args = [flow.eval(a, frame) for a in positional]
         kwargs = call_kwargs(flow, node, frame, keywords)
@@ -523,6 +545,10 @@ def opaque_method(flow, base: Opaque, attr: str, node, frame, positional):
                 verdict = Verdict(V.DAY, f"the date of {short(base.label)}: changes once a day")
             return replace(base, label=flow.src(node), node=node, span=None, clock="date", verdict=verdict,
                            samples=clock_samples("date"))
+    if attr == "get" and len(positional) == 2 and not base.path:
+        # settings.get("metaprompt", DEFAULT_METAPROMPT): the default, unless the lookup says it changes
+        looked_up = replace(base, label=flow.src(node), node=node, span=None, clock=None, samples=())
+        return flow.likeliest([looked_up, flow.eval(positional[1], frame)])
     if attr in _FILLS and not base.path:
         filled = _filled_unknown(flow, base, attr, node, frame, positional)
         if filled is not None:
@@ -673,6 +699,9 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
     template = lcel.chat_template(flow, dotted, node, frame, _template_format(flow, node, frame))
     if template is not None:
         return template
+    settings = settings_object(flow, last, node, frame)
+    if settings is not None:
+        return settings
     wrapped = prompt_wrapper(flow, last, node, frame) or template_by_path(flow, node, frame) or \
         template_by_name(flow, last, node, frame) or data_by_path(flow, last, node, frame)
     if wrapped is not None:

@@ -64,6 +64,7 @@ class DictV:
     pairs: list  # (key value | None for an unknown ** spread, value)
     node: cst.CSTNode | None = None
     key_nodes: list = field(default_factory=list)  # the DictElement of each pair (None when synthetic)
+    fields: bool = False  # an object's fields by name (a settings object made from keywords): `.name` reads one
 
     def get(self, key: str):
         for k, v in self.pairs:

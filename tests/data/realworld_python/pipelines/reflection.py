@@ -1,6 +1,6 @@
 """A prompt constant filled inside a nested helper and sent through a call
-we do not read (a structured-output runnable): the constant is still a
-prompt of its own, its first field ahead of the fixed instructions."""
+we do not read (a structured-output runnable): the filled local `prompt` is
+the prompt, its first value ahead of the fixed instructions."""
 from langchain_openai import ChatOpenAI
 
 reflection_prompt = """You help an AI agent improve by rewriting its system prompt.
