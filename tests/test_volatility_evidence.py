@@ -33,6 +33,11 @@ from promptlint.sources import jinja
     ("prompt_template", V.STATIC), ("personality_context", V.STATIC), ("agent_context", V.STATIC),
     ("retrieved_context", V.REQUEST), ("pr_diff", V.REQUEST), ("code_diff", V.REQUEST),
     ("memory.system_prompt", V.STATIC), ("expected_output", V.STATIC), ("tool_output", V.REQUEST),
+    # media, pages and records a request carries; settings named for what they configure
+    ("video_data_url", V.REQUEST), ("image_b64", V.REQUEST), ("url", V.REQUEST), ("cleaned_html", V.REQUEST),
+    ("product_website", V.REQUEST), ("trajectories", V.REQUEST), ("premise", V.REQUEST), ("doc_titles", V.REQUEST),
+    ("base_url", V.UNKNOWN), ("query_settings", V.UNKNOWN), ("query_settings.prompts", V.UNKNOWN),
+    ("app_config.system_template", V.STATIC), ("settings.user_name", V.USER), ("request_params", V.REQUEST),
     # names that misfired before: no evidence either way
     ("isoformat", V.UNKNOWN), ("date_format", V.UNKNOWN), ("created_at_label", V.UNKNOWN), ("look_at", V.UNKNOWN),
     ("name", V.UNKNOWN), ("role", V.UNKNOWN), ("language", V.UNKNOWN), ("working_dir", V.UNKNOWN),

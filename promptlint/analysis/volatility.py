@@ -60,11 +60,17 @@ def _rule(volatility: Volatility, what: str, *patterns: str) -> tuple[re.Pattern
 # A name is evidence only when it says what the value is; a name that could be
 # a setting as well as an input (`name`, `role`, `language`, `topic`) matches
 # nothing and the input stays UNKNOWN.
+_SETTINGS_NAME = re.compile(r"^(?!(?:user|request|req|session|customer|tenant|account|client|member|player)_)"
+                            r"(.+_)?(settings|config|configuration|configs|cfg|options|opts|params|parameters|prefs)$")
+SETTINGS = Verdict(V.UNKNOWN, "the name suggests settings: no evidence of how often they change")
 NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
     # switches the caller sets (`show_examples`, `use_tools`) say nothing about
     # how often they change; the text they guard is as stable as the rest
     (re.compile(r"^(show|include|use|enable|disable|with|hide|skip|add|has|is|allow|can|should)_.+$"),
      Verdict(V.UNKNOWN, "the name suggests a switch the caller sets: no evidence of how often it changes")),
+    # settings named for what they configure (`query_settings`, `answer_config`) are settings, not
+    # the query or the answer: how often they change is the deployment's to say
+    (_SETTINGS_NAME, SETTINGS),
     # a template is the fixed text an input is put into (`user_message_head_template`)
     _rule(V.STATIC, "a template (fixed text the inputs are put into)",
           r".+_(template|templates|tmpl|tpl)", r"template"),
@@ -193,7 +199,11 @@ def classify_name(name: str) -> Verdict:
     tried whole, then by their root (`user`), then by their last attribute."""
     parts = [p for p in re.split(r"[.\[\]]+", name) if p]
     candidates = [snake(name)]
-    if len(parts) > 1:
+    if len(parts) > 1 and _SETTINGS_NAME.match(snake(parts[0])):
+        # a field of settings (`query_settings.prompts`, `app_config.system_template`) is what its
+        # own name says, else a setting: not the query the settings' name mentions
+        candidates = [snake(parts[-1]), snake(parts[0])]
+    elif len(parts) > 1:
         candidates += [snake(parts[0]), snake(parts[-1])]
     # `sources_section`, `history_block`, `tools_list`: the suffix says how the
     # value is laid out, the name before it what it is
