@@ -51,6 +51,8 @@ EXPECTED = {
     "pipelines/optimizer.py": [("PL001", 35, 67, "warning")],
     # pydantic messages sent as dicts (.model_dump()): the context appended to the system text
     "pipelines/chat_llm.py": [("PL001", 16, 60, "error")],
+    # a sliding window of the chat's last turns ahead of a fixed instruction filled by .populate()
+    "pipelines/followup.py": [("PL001", 21, 50, "error"), ("PL001", 22, 47, "error")],
     # the uploaded video, as a data URL, ahead of the fixed instructions of the same message
     "pipelines/video.py": [("PL001", 21, 60, "error")],
     # a builder function nobody in the file calls: the clock inside its f-string

@@ -45,7 +45,7 @@ def call_kwargs(flow, node, frame, keywords) -> dict:
 
 def str_method(flow, base: StrV, attr, node, frame, positional, keywords):
     args = [flow.eval(a, frame) for a in positional]
-    if attr == "format":
+    if attr == "format" or attr == "populate" and not positional:  # kotaemon's PromptTemplate(t).populate(x=...)
         kwargs = call_kwargs(flow, node, frame, keywords)
         for a in node.args:
             if a.star == "*":
