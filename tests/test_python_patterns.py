@@ -675,3 +675,14 @@ def test_a_template_filled_without_a_model_gives_its_messages_and_a_bare_templat
     result = invoke(tmp_path, "check", "chat.py")
     assert result.exit_code == 1
     assert result.stdout.startswith("chat.py:13:43: PL001 {now} changes per request")
+
+
+def test_a_chat_template_with_no_messages_is_not_an_input_error(tmp_path):
+    # valid Python: from_messages() with nothing to read, piped and invoked, is no prompt and no error
+    (tmp_path / "empty.py").write_text(
+        "from langchain_core.prompts import ChatPromptTemplate\n\n"
+        "P = ChatPromptTemplate.from_messages()\n\n\n"
+        "def run(llm, q):\n    return (P | llm).invoke({'q': q})\n")
+    result = invoke(tmp_path, "check", "empty.py")
+    assert result.exit_code == 0
+    assert "internal error" not in result.output

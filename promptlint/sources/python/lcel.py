@@ -56,6 +56,8 @@ def chat_template(flow, dotted: str, node: cst.Call, frame, style: str) -> ChatT
     if last == "from_messages" and owner.endswith("ChatPromptTemplate") or \
             last == "ChatPromptTemplate" and (positional or "messages" in keywords or "message_templates" in keywords):
         source = keywords.get("messages", keywords.get("message_templates", positional[0] if positional else None))
+        if source is None:  # `ChatPromptTemplate.from_messages()`: nothing to read
+            return None
         value = flow.eval(source, frame)
         if not isinstance(value, ListV):
             return None
