@@ -741,7 +741,7 @@ class _Reader:
                     value = flow.lookup(name, float("inf"), flow.frame_for(holder))
                     reads = flow.reads - {name}
                     if isinstance(value, StrV) and _has_words(value) and (not leading or _reads_as_prompt(value)):
-                        role = "user" if _USER_ROLE.search(name) else self.ctx.default_role
+                        role = self.named_role(name)
                         span = Span(self.file, last.start, last.end)
                         candidates.append((prefix + name, reads, span, [Section(role, build.text(value, "auto"),
                                                                                  span)]))
@@ -773,8 +773,8 @@ class _Reader:
         for scope in flow.index.functions:
             if scope.label in built:
                 continue
-            start, end = flow.span(scope.node)
-            if any(start <= found[0] < end for found in self.found):
+            end = flow.span(scope.node)[1]
+            if self.sends_inside(scope.node):
                 continue
             for name, bindings in scope.bindings.items():
                 last = bindings[-1]
@@ -787,14 +787,22 @@ class _Reader:
                 if not (isinstance(value, StrV) and _has_words(value, MIN_FUNCTION_TEXT)
                         and directive_score(_literal(value)) >= LOCAL_DIRECTIVES):
                     continue
-                role = "user" if _USER_ROLE.search(name) else "system" if "system" in name.lower() \
-                    else self.ctx.default_role
+                role = "system" if "system" in name.lower() and not _USER_ROLE.search(name) \
+                    else self.named_role(name)
                 span = Span(self.file, bindings[0].start, last.end)
                 # a template left unfilled here (`.format` happens in the helper) keeps its fields
-                style = "auto" if not any(isinstance(seg, Slot) for seg in value.segs) else None
                 out.append((f"{scope.label}.{name}", flow.reads, span,
-                            [Section(role, build.text(value, style), span)]))
+                            [Section(role, build.text(value, _unfilled_style(value)), span)]))
         return out
+
+    def named_role(self, name: str) -> str:
+        """The role a prompt named `name` takes: user for `*user*`/`*human*`, else the default."""
+        return "user" if _USER_ROLE.search(name) else self.ctx.default_role
+
+    def sends_inside(self, node) -> bool:
+        """Whether a prompt we read already starts inside `node` (a function, a class)."""
+        start, end = self.flow.span(node)
+        return any(start <= found[0] < end for found in self.found)
 
     def init_templates(self, build: Sections) -> list:
         """A prompt template an object keeps as a field, written in its
@@ -804,8 +812,7 @@ class _Reader:
         flow = self.flow
         out = []
         for info in flow.index.classes.values():
-            start, end = flow.span(info.node)
-            if any(start <= found[0] < end for found in self.found):
+            if self.sends_inside(info.node):
                 continue
             for name, bindings in info.attrs.items():
                 last = bindings[-1]
@@ -817,7 +824,7 @@ class _Reader:
                 flow.reads = set()
                 value = flow.eval(last.value, flow.frame_for(scope))
                 if isinstance(value, StrV) and _instructions(_literal(value)):
-                    role = "user" if _USER_ROLE.search(name) else self.ctx.default_role
+                    role = self.named_role(name)
                     span = Span(self.file, *flow.span(last.value))
                     out.append((f"{info.node.name.value}.{name}", flow.reads, span,
                                 [Section(role, build.text(value, "auto"), span)]))
@@ -847,7 +854,7 @@ class _Reader:
                 if _TEMPLATE_COLLECTION.match(name) and not _instructions(_literal(entry)):
                     continue  # TEMPLATES may hold a web page's or a script's text: it must read as a prompt
                 label = f'{name}["{key}"]'
-                role = "user" if _USER_ROLE.search(key) else self.ctx.default_role
+                role = self.named_role(key)
                 span = self.span(node)
                 out.append((label, set(), span, [Section(role, build.text(entry, "auto"), span)]))
         return out
@@ -874,7 +881,7 @@ class _Reader:
             if directive_score(source) < 2 and not instruction_names & set(_WORD.findall(source)) \
                     and not files.WRITTEN_JINJA_PATH.search(source):  # nor a template file it renders
                 return []
-        role = "user" if _USER_ROLE.search(name) else self.ctx.default_role
+        role = self.named_role(name)
         out = []
         for ret in found:
             flow.reads = set()
@@ -883,8 +890,7 @@ class _Reader:
             if isinstance(value, StrV) and _has_words(value, MIN_FUNCTION_TEXT) and (
                     named or _instructions(_literal(value))):
                 # a template returned unfilled (`return THINK_ABOUT_IT`): the caller fills its fields
-                style = "auto" if not any(isinstance(seg, Slot) for seg in value.segs) else None
-                sections = [Section(role, build.text(value, style), self.span(ret.value))]
+                sections = [Section(role, build.text(value, _unfilled_style(value)), self.span(ret.value))]
             elif isinstance(value, ListV) and is_message_list(value):
                 if id(scope) in self.gathered:
                     continue  # the list it returns is read already, where the function builds it
@@ -938,6 +944,12 @@ def _dicts(node) -> list:
 
     node.visit(Visitor())
     return found
+
+
+def _unfilled_style(value: StrV) -> str | None:
+    """Text with nothing filled in yet is a template whose fields someone
+    else fills ("auto": its placeholders are read); filled text is not."""
+    return "auto" if not any(isinstance(seg, Slot) for seg in value.segs) else None
 
 
 def _reads_as_prompt(value: StrV) -> bool:

@@ -30,7 +30,7 @@ import libcst as cst
 from promptlint.ir import Breakpoint, Part, Section, SourceError
 from promptlint.sources.placeholders import BARE_DOLLAR_FIELD, detect_style, fallback_style, parse_template_string
 from promptlint.sources.python import lcel
-from promptlint.sources.python.stdlib import LC_TEMPLATES, _lc_style, lc_template_method, role_in_words
+from promptlint.sources.python.stdlib import LC_TEMPLATES, lc_template_method, role_in_words, template_format
 from promptlint.sources.python.strings import Lit, merge
 from promptlint.sources.python.values import (
     ConstV, DictV, ListV, LoopV, MsgV, Opaque, Spread, StrV, TemplV, literal_text,
@@ -308,7 +308,6 @@ def _whole_system_text(parts: list) -> list:
     return parts
 
 
-_LLAMA_INDEX = lcel.LLAMA_INDEX
 
 
 def is_message_list(value) -> bool:
@@ -434,14 +433,14 @@ def site(flow, call: cst.Call, frame):
         node = keywords.get("messages", keywords.get("message_templates", positional[0] if positional else None))
         if node is None:
             return None
-        style = _template_style(flow, keywords, frame)
+        style = template_format(flow, keywords, frame)
         # LlamaIndex's ChatPromptTemplate(message_templates=[ChatMessage(...)]): every message is a template
-        every = "message_templates" in keywords or _LLAMA_INDEX.search(flow.file.text) is not None
+        every = "message_templates" in keywords or lcel.LLAMA_INDEX.search(flow.file.text) is not None
         sections += build.messages(ev(node), node, template="all" if every else True, style=style)
         kind = "langchain"
     elif last == "from_template" and len(chain) >= 2 and chain[-2].endswith("PromptTemplate"):
         owner = chain[-2]
-        style = _template_style(flow, keywords, frame)
+        style = template_format(flow, keywords, frame)
         if owner in LC_TEMPLATES:
             msg = lc_template_method(flow, owner, call, frame, style)
             sections.append(build.message(msg, True, style, call))
@@ -453,7 +452,7 @@ def site(flow, call: cst.Call, frame):
             sections.append(build.section(role, build.text(ev(node), style), node))
         kind = "langchain"
     elif last == "PromptTemplate" and "template" in keywords:
-        style = _template_style(flow, keywords, frame)
+        style = template_format(flow, keywords, frame)
         node = keywords["template"]
         sections.append(build.section(flow.ctx.default_role, build.text(ev(node), style), node))
         kind = "langchain"
@@ -629,23 +628,14 @@ def _chain_inputs(flow, call: cst.Call, positional, keywords, ev, frame) -> StrV
     """The chain's template with the run's inputs filled in, None when the
     run is not given a chain we know."""
     from promptlint.sources.python import strings as strs
-    from promptlint.sources.python.text import _dict_arguments, _dict_kwargs, render_fields
+    from promptlint.sources.python.text import render_fields
 
     candidates = [call.func.value] if isinstance(call.func, cst.Attribute) else []
     template = next((v for v in (ev(n) for n in candidates + positional) if isinstance(v, TemplV)
                      and v.style == "format"), None)
     if template is None:
         return None
-    kwargs, written = {}, {}
-    for node in positional:
-        value = ev(node)
-        if isinstance(value, DictV):
-            kwargs.update(_dict_kwargs(value))
-            written.update(_dict_arguments(value))
-    for key, node in keywords.items():
-        if key not in ("callbacks", "config", "tags", "metadata", "return_only_outputs", "media_type"):
-            kwargs[key] = ev(node)
-            written[key] = node
+    kwargs, written = lcel.call_inputs(flow, call, frame)
     if not kwargs:
         return None
     return StrV(render_fields(flow, template.text, strs.scan_format, [], kwargs, written), call)
@@ -703,12 +693,6 @@ def _tools(build: Sections, keywords, ev, sections: list[Section]) -> None:
         section = build.tools(ev(keywords["tools"]), keywords["tools"])
         if section is not None:
             sections.append(section)
-
-
-def _template_style(flow, keywords, frame) -> str:
-    fmt = keywords.get("template_format")
-    text = literal_text(flow.eval(fmt, frame)) if fmt is not None else None
-    return _lc_style(text) or "format"
 
 
 def lc_message_list(flow, value) -> bool:

@@ -388,9 +388,9 @@ class Expressions:
             if inlined is not None:
                 return inlined
         made = self.stdlib.unknown_call(self, node, frame, qual or _dotted_name(func) or self.src(func))
-        if qual is not None and isinstance(made, Opaque) and _FACTORY.fullmatch(qual.rsplit(".", 1)[-1]) \
-                and self.project.is_class(self, qual.rsplit(".", 1)[0], node):
-            made = replace(made, instance_of=qual.rsplit(".", 1)[0])
+        owner, _, method = (qual or "").rpartition(".")
+        if owner and isinstance(made, Opaque) and _FACTORY.fullmatch(method) and self.project.is_class(self, owner, node):
+            made = replace(made, instance_of=owner)
         return made
 
     def role_helper(self, name: str, node: cst.Call, frame: Frame):

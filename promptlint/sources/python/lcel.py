@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from promptlint.sources.python import strings as strs
+from promptlint.sources.python.text import _dict_arguments, _dict_kwargs
 from promptlint.sources.python.values import DictV, ListV, MsgV, Spread, StrV, literal_text
 
 
@@ -78,7 +79,7 @@ def chat_template(flow, dotted: str, node: cst.Call, frame, style: str) -> ChatT
     if partial is not None:
         bound = flow.eval(partial, frame)
         if isinstance(bound, DictV):
-            out.partials, out.partial_nodes = _mapping(bound)
+            out.partials, out.partial_nodes = _dict_kwargs(bound), _dict_arguments(bound)
     return out
 
 
@@ -116,41 +117,28 @@ def single_text(value: ChatTemplV) -> StrV | None:
     return None
 
 
+# a run's keywords that configure it rather than fill the template
+_RUN_OPTIONS = ("config", "callbacks", "tags", "metadata", "return_only_outputs", "media_type")
+
+
 def call_inputs(flow, node: cst.Call, frame) -> tuple[dict, dict]:
-    """The inputs a run or a fill is given: a mapping as its first argument
-    (`invoke({"q": q})`) and keywords (`format_messages(q=q)`), with the
-    expression that passes each."""
+    """The inputs a run or a fill is given: mappings among its arguments
+    (`invoke({"q": q})`, `from_chain(chain, {...})`, `**inputs`) and keywords
+    (`format_messages(q=q)`), with the expression that passes each (later
+    ones win, as in Python)."""
     kwargs: dict = {}
     written: dict = {}
     for arg in node.args:
-        if arg.keyword is None and not arg.star:
+        if arg.keyword is not None:
+            if arg.keyword.value not in _RUN_OPTIONS:
+                kwargs[arg.keyword.value] = flow.eval(arg.value, frame)
+                written[arg.keyword.value] = arg.value
+        elif arg.star != "*":
             value = flow.eval(arg.value, frame)
             if isinstance(value, DictV):
-                values, nodes = _mapping(value)
-                kwargs.update(values)
-                written.update(nodes)
-            break
-    for arg in node.args:
-        if arg.keyword is not None and arg.keyword.value not in ("config", "callbacks", "tags", "metadata"):
-            kwargs[arg.keyword.value] = flow.eval(arg.value, frame)
-            written[arg.keyword.value] = arg.value
-        elif arg.star == "**":
-            value = flow.eval(arg.value, frame)
-            if isinstance(value, DictV):
-                kwargs.update(_mapping(value)[0])
+                kwargs.update(_dict_kwargs(value))
+                written.update(_dict_arguments(value))
     return kwargs, written
-
-
-def _mapping(d: DictV) -> tuple[dict, dict]:
-    values, nodes = {}, {}
-    for (k, v), el in zip(d.pairs, d.key_nodes or [None] * len(d.pairs)):
-        key = literal_text(k) if k is not None else None
-        if key is None:
-            continue
-        values[key] = v
-        if isinstance(el, cst.DictElement):
-            nodes[key] = el.value
-    return values, nodes
 
 
 def fill(flow, template: ChatTemplV, kwargs: dict, written: dict, node) -> ListV:

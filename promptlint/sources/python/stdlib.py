@@ -696,7 +696,7 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
     chained = prompt_chain(flow, last, node, frame)
     if chained is not None:
         return chained
-    template = lcel.chat_template(flow, dotted, node, frame, _template_format(flow, node, frame))
+    template = lcel.chat_template(flow, dotted, node, frame, template_format(flow, _args(node)[1], frame))
     if template is not None:
         return template
     settings = settings_object(flow, last, node, frame)
@@ -948,9 +948,8 @@ def lc_template_method(flow, cls_name: str, node, frame, style: str | None):
     return MsgV(role, value, node, template=True, style=style)
 
 
-def _template_format(flow, node: cst.Call, frame) -> str:
+def template_format(flow, keywords: dict, frame) -> str:
     """A LangChain template's `template_format=` as our style name ("format" when not given)."""
-    _, keywords = _args(node)
     fmt = keywords.get("template_format")
     return _lc_style(literal_text(flow.eval(fmt, frame)) if fmt is not None else None) or "format"
 
