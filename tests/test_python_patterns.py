@@ -6,6 +6,7 @@ imported from other modules, tool lists assembled at run time and template
 files loaded by the code. Each file gives exactly its findings, at the
 position of the volatile part."""
 
+import json
 from pathlib import Path
 
 
@@ -19,8 +20,9 @@ DATA = Path(__file__).parent / "data" / "realworld_python"
 EXPECTED = {
     # LangChain pipelines: a chat template piped into a model and configured
     # (`(PROMPT | model.with_structured_output(...)).with_config(...)`), run with a mapping of
-    # inputs: the field takes the value the run passes (the request's body), at that value
-    "pipelines/schema_edit.py": [("PL001", 30, 79, "error")],
+    # inputs: the field takes the value the run passes (the request's body); a value passed through
+    # by name is reported at the field it fills
+    "pipelines/schema_edit.py": [("PL001", 15, 26, "error")],
     # a template invoked on its own (`prompt.ainvoke({...})`) whose system text is a settings
     # dataclass's field default from another module (`Configuration.from_runnable_config(config)`):
     # the inputs fill it, and the clock and the queries sit ahead of the conversation
@@ -41,18 +43,42 @@ EXPECTED = {
     "pipelines/assigner.py": [("PL001", 11, 26, "error"), ("PL008", 11, 56, "info")],
     "pipelines/prompts/agents/assigner.yaml": [("PL001", 2, 56, "error"), ("PL008", 5, 3, "info")],
     # a prompt constant filled in a nested helper into a local `prompt` and sent through a call we do
-    # not read: the local variable is the prompt, each value at the argument that passes it
-    "pipelines/reflection.py": [("PL001", 28, 58, "error"), ("PL008", 28, 83, "info")],
+    # not read: the local variable is the prompt, each value passed through by name at its field
+    "pipelines/reflection.py": [("PL001", 9, 1, "error"), ("PL008", 14, 1, "info")],
     # a prompt written into a local variable of a graph node and handed to another module's helper
     "pipelines/manager.py": [("PL001", 12, 2, "error")],
     # CrewAI: Agent(role=, goal=, backstory=) is a system prompt, Task(description=) the task message
     "pipelines/crew.py": [("PL001", 22, 47, "error")],
-    # settings made from keywords (a TypedDict) whose template is the module's default, read back by key
-    "pipelines/optimizer.py": [("PL001", 35, 67, "warning")],
+    # settings made from keywords (a TypedDict) whose template is the module's default, read back by
+    # key; the trajectories passed through by name are reported at their field in that template
+    "pipelines/optimizer.py": [("PL001", 9, 1, "warning")],
     # pydantic messages sent as dicts (.model_dump()): the context appended to the system text
     "pipelines/chat_llm.py": [("PL001", 16, 60, "error")],
     # a sliding window of the chat's last turns ahead of a fixed instruction filled by .populate()
     "pipelines/followup.py": [("PL001", 21, 50, "error"), ("PL001", 22, 47, "error")],
+    # a date from another module, formatted as a date: it changes once a day (info)
+    "scripts/receptionist.py": [("PL001", 9, 86, "info")],
+    "scripts/calendar_state.py": [],
+    # a script's company from the command line (sys.argv, read at import): per process start
+    "scripts/company_report.py": [("PL001", 11, 56, "warning")],
+    # prompts kept in a dict grouped by stage, and a table of task templates (`dataset2prompt`)
+    "registry/nested_prompts.py": [("PL001", 10, 44, "error"), ("PL001", 11, 27, "error"),
+                                   ("PL001", 21, 62, "error")],
+    # the previous and this step of an agent run ahead of the fixed extraction rules
+    "agents/step_extractor.py": [("PL001", 14, 63, "warning"), ("PL001", 14, 101, "error")],
+    # a per-turn code context as a system message ahead of the conversation the object keeps
+    # (self._messages, reassigned and appended to by its methods)
+    "agents/code_context.py": [("PL001", 21, 51, "error")],
+    # each task's tools gathered in a set and handed on as list(tools): no fixed order
+    "agents/turn_tools.py": [("PL002", 10, 50, "warning")],
+    # a local `full_prompt` put together from prompt constants, sent through the app's own client
+    "retrieval/contextualizer.py": [("PL001", 8, 1, "error")],
+    # documents formatted by a helper (list() filled in a loop, joined) and passed by name to a
+    # chain: reported at the field the name fills
+    "retrieval/formatted_docs.py": [("PL001", 8, 1, "error")],
+    # a module constant built at import with the time from a short helper: it differs in every
+    # process (each run of the agent), so a warning at the f-string field that calls the helper
+    "pipelines/autonomous.py": [("PL001", 14, 8, "warning")],
     # the uploaded video, as a data URL, ahead of the fixed instructions of the same message
     "pipelines/video.py": [("PL001", 21, 60, "error")],
     # a builder function nobody in the file calls: the clock inside its f-string
@@ -63,8 +89,9 @@ EXPECTED = {
     # SYSTEM_PROMPT.format(system_time=datetime.now(...).isoformat()): the value decides, not `format`
     "assistant/graph.py": [("PL001", 16, 47, "error")],  # at the argument: where the clock enters the prompt
     # messages[-1] of the conversation is this turn's (retrieved documents): formatted into the
-    # system message ahead of the history, it throws the conversation's prefix away every turn
-    "retrieval/answer.py": [("PL001", 21, 91, "error")],
+    # system message ahead of the history, it throws the conversation's prefix away every turn; the
+    # joined documents are passed through by name, so they are reported at the field they fill
+    "retrieval/answer.py": [("PL001", 10, 1, "error")],
     # a conversation the code receives (a voice pipeline's context, chat_ctx.items): memories or
     # passages found for this turn inserted after the system prompt, or appended to its text, sit
     # ahead of the whole history; reported where each item enters the text. An insert at
@@ -135,8 +162,9 @@ EXPECTED = {
     # knowledge enters the text, though the text then goes through fit_in() of another module
     "knowledge/configured.py": [("PL001", 9, 62, "error")],
     # item assignment: a loop that rewrites messages[0]["content"] each step, and format values
-    # gathered in a dict (values["now"] = time.strftime("%c")) then passed as **values
-    "agents/rewrite.py": [("PL001", 23, 54, "error"), ("PL005", 14, 19, "warning")],
+    # gathered in a dict (values["now"] = time.strftime("%c")) then passed as **values; the steps
+    # a name passes through are reported at the field they fill
+    "agents/rewrite.py": [("PL001", 9, 17, "error"), ("PL005", 14, 19, "warning")],
     # prompt templates a subclass loads from a YAML file of its package (importlib.resources) and
     # passes to super().__init__; the base class renders them with the run's task (smolagents'
     # layout); a JSON file of replies read through a file handle; `a or b` with `a` an input
@@ -172,7 +200,8 @@ EXPECTED = {
     # a message helper of another module that branches on an optional argument (the default
     # decides the arm); a schema parsed from JSON text keeps its key order; a conversion method
     # (post_to_raw_text) and a *_template say nothing that changes: only the clock is reported
-    "codegen/generator.py": [("PL001", 19, 35, "error")],
+    # the helper returns a label and the clock: the clock enters the prompt at the f-string field
+    "codegen/generator.py": [("PL001", 24, 53, "error")],
     "codegen/chat.py": [],
     # lists named for tools filled in an order that changes (a set of configured names, a folder's
     # glob), which a base class or another module sends: the loop is reported; sorted() or a
@@ -229,8 +258,8 @@ EXPECTED = {
     "qachain/shared/constants.py": [("PL001", 4, 1, "error")],
     "qachain/shared/__init__.py": [],
     # a Jinja file found by its name one folder down (prompts/templates/), rendered with this
-    # cycle's messages
-    "layers/layer.py": [("PL001", 9, 80, "warning")],
+    # cycle's messages (joined in the argument: the value enters the prompt there)
+    "layers/layer.py": [("PL001", 9, 70, "warning")],
     "layers/prompts/templates/layer_instructions.md": [("PL001", 5, 1, "error")],
     "layers/paths.py": [],
     # few-shot tool calls get a fresh uuid as their id: the example messages differ per request
@@ -686,3 +715,13 @@ def test_a_chat_template_with_no_messages_is_not_an_input_error(tmp_path):
     result = invoke(tmp_path, "check", "empty.py")
     assert result.exit_code == 0
     assert "internal error" not in result.output
+
+
+def test_a_clock_read_at_import_is_said_to_change_per_process_start():
+    """A module constant built at import holds the time its process started:
+    the finding says so (not "per release", not "per request") and why."""
+    result = invoke(DATA, "check", "--format", "json", "pipelines/autonomous.py")
+    assert result.exit_code == 1
+    (finding,) = json.loads(result.output)["findings"]
+    assert "current_time() changes per process start" in finding["message"]
+    assert "computed once at import" in finding["message"]

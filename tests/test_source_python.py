@@ -335,14 +335,16 @@ def answer(client, name, question):
 '''
 
 
-def test_format_values_are_placed_at_the_argument_that_passes_them(tmp_path):
-    """`TEMPLATE.format(user=name)`: the value enters the prompt at its
-    argument (where a reader looks, and the line a fix edits); the
-    template's own text keeps its characters' positions."""
+def test_format_values_are_placed_where_they_enter_the_prompt(tmp_path):
+    """`TEMPLATE.format(user=name, today=date.today())`: a value the call
+    computes enters the prompt at its argument (`date.today()`); a name it
+    only passes through enters at the field it fills (`{user}`: the text a
+    fix moves). The template's own text keeps its characters' positions."""
     src = "from datetime import date\n" + FORMAT
     t = one(load(tmp_path, src))
     user = slot(t, "{user}")
-    assert user.span.source_text == "name" and user.volatility is V.USER
+    assert user.span.source_text == "{user}" and user.volatility is V.USER
+    assert user.span.line_col == at(src, "{user}")
     assert "{user} is name" in user.reason
     today = slot(t, "{today}")
     assert today.volatility is V.DAY and today.span.source_text == "date.today()"
@@ -364,12 +366,12 @@ def f(client, user_name, tier):
     client.chat.completions.create(messages=[{"role": "user", "content": content + other}])
 '''
     t = one(load(tmp_path, src))
-    assert slot(t, "%(name)s").span.line_col == at(src, 'user_name}')  # the dict's value that fills it
+    assert slot(t, "%(name)s").span.line_col == at(src, "%(name)s")  # a name passed through: at the field
     assert slot(t, "%s").volatility is V.UNKNOWN  # no argument for it: named by itself, no evidence
     assert slot(t, "%s").span.line_col == at(src, "%s")
-    assert slot(t, "$customer").span.line_col == at(src, "user_name, item")
+    assert slot(t, "$customer").span.line_col == at(src, "$customer")
     assert "$5 off boots." in text_of(t.sections[0].parts)
-    assert slot(t, "{tier}").volatility is V.USER and slot(t, "{tier}").span.line_col == at(src, "tier})")
+    assert slot(t, "{tier}").volatility is V.USER and slot(t, "{tier}").span.line_col == at(src, "{tier}")
 
 
 def test_concatenation_implicit_and_join(tmp_path):
@@ -647,7 +649,7 @@ VOLATILITY = [
     ("os.getenv('REGION')", V.DEPLOY, "environment"),
     ("json.dumps(payload)", V.NONDETERMINISTIC, "without sort_keys=True"),
     ("json.dumps(payload, sort_keys=True)", V.REQUEST, "per-request input"),
-    ("BOOT", V.DEPLOY, "computed once at import"),
+    ("BOOT", V.SESSION, "computed once at import"),
     ("STARTED", V.DEPLOY, "computed once at import"),
     ("question", V.REQUEST, "parameter of f()"),
     ("user_name", V.USER, "per-user"),

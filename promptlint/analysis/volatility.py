@@ -103,7 +103,7 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
     _rule(V.SESSION, "per-conversation state",
           r".*(history|conversation|transcript|dialog|dialogue|memory|memories|scratchpad).*",
           r"session.*", r".*_session", r"thread_?id", r"chat_?id", r"(chat_|conversation_|running_)?summary",
-          r"(previous|prior|past)_.*", r"plan",
+          r"(previous|prior|past|prev)_.*", r"plan",
           # an agent's plan as it stands this step
           r"(all|current|terminal|sub|task|execution|action|next|new|updated|revised|overall|full|step|work)_plans?",
           r"notes", r"state", r"(message_|chat_)?thread", r"(chat_|conversation_)?messages",
@@ -144,7 +144,8 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           # an agent run's record (what a judge or an optimiser reads), an NLI pair a grader is given
           r"(.+_)?(trajector(y|ies)|traces?|transcripts?|rollouts?)(_str|_text)?", r"premise", r"hypothes[ie]s",
           # the titles of the documents a conversation is about
-          r"(doc|docs|document|documents|paper|papers|article|articles|source|sources)_(titles?|names?)",
+          r"(doc|docs|document|documents|paper|papers|article|articles|source|sources)_(titles?|names?|overviews?|"
+          r"summaries|abstracts?)",
           # the page a crawler or a browsing agent is given, and its markup
           r"urls?", r"(page|web|webpage|website|site|current|target|source|input|article|document|doc)_urls?",
           r"(.+_)?websites?",
@@ -152,7 +153,7 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           # the page a browsing agent is looking at
           r"viewport(_.+)?", r"(ax|accessibility)_?tree(_.+)?", r"dom(_tree|_state|_snapshot)?",
           # a name that says it is the value now
-          r"(current|cur|curr)_.+",
+          r"(current|cur|curr|this)_.+",
           r"(remaining|left|used)_.*", r".*_(remaining|left|count|counter|budget)", r"(current_)?(turn|step)(_.*)?",
           r"weather", r"news",
           # what a model or the app under test said this turn
@@ -169,7 +170,7 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           r"model(_name|_id)?", r"(assistant|bot|agent|app|company|product|brand|service|platform|org_brand)_?name",
           r"company", r"product", r"brand", r"app", r"assistant", r"bot"),
     _rule(V.STATIC, "fixed configuration",
-          r".*(instructions?|guidelines?|rules|policy|policies|examples?|few_shots?|schema|persona|style|tone|tools?|functions?|capabilities|constraints|faq|glossary|catalog|catalogue|menu|system_prompt|preamble|disclaimer)"),
+          r".*(instructions|guidelines?|rules|policy|policies|examples?|few_shots?|schema|persona|style|tone|tools?|functions?|capabilities|constraints|faq|glossary|catalog|catalogue|menu|system_prompt|preamble|disclaimer)"),
 ]
 
 UNKNOWN = Verdict(

@@ -26,6 +26,14 @@ CHANGES = {Volatility.NONDETERMINISTIC: "on every render", Volatility.REQUEST: "
            Volatility.STATIC: "never"}
 
 
+def changes(slot) -> str:
+    """How often a slot changes, in words: a value computed once when a Python
+    module is imported changes per process start, whatever its class."""
+    if "computed once at import" in (slot.reason or ""):
+        return "per process start"
+    return CHANGES[slot.volatility]
+
+
 def _uncached(slot, scope) -> str:
     """What the concise line says of the stable tokens after a breaker: never
     cached after a per-request value; cached per user or session, but not
@@ -48,8 +56,8 @@ def _entry(ctx: CheckContext, slot):
     (`{memory}` in the f-string a loop appends), else the slot itself (a
     loop placed by a format argument is reported at the argument)."""
     if slot.kind is not SlotKind.LOOP or slot.order_varies or slot.insertion_order or slot.span is None \
-            or ctx.template.format != "python":
-        return slot
+            or ctx.template.format != "python" or not slot.label.startswith("for "):
+        return slot  # (a loop the reader placed where its text enters is labelled by that place)
     return next((s for s in candidates(slot.children) if s.volatility >= slot.volatility and s.span is not None
                  and s.span.file is slot.span.file and s.span.start > slot.span.start), slot)
 
@@ -85,10 +93,10 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             else:
                 effect = f"it keeps {tokens:,} stable tokens after it from being shared by {SCOPE_WORDS[scope.key]}"
             label = brief(slot.label)
-            short = f"{label} changes {CHANGES[slot.volatility]}, ahead of {tokens:,} stable tokens " + (
+            short = f"{label} changes {changes(slot)}, ahead of {tokens:,} stable tokens " + (
                 "re-cached each time" if period else _uncached(slot, scope))
             if turn is not None and tokens < MIN_BREAKER_GAIN:  # what is lost is the conversation
-                short = (f"{label} changes {CHANGES[slot.volatility]} before the history: "
+                short = (f"{label} changes {changes(slot)} before the history: "
                          f"~{turn[0].lost_per_turn:,.0f} tokens/turn uncached")
             if turn is not None:
                 chat, turn_usd = turn
@@ -109,7 +117,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 edits, unsafe = move_edits(ctx, slot), True
             yield Finding(
                 "PL001", Severity.parse(SEVERITY_BY_CLASS[slot.volatility]),
-                f"{slot.label} changes {CHANGES[slot.volatility]} ({slot.reason}): {effect}",
+                f"{slot.label} changes {changes(slot)} ({slot.reason}): {effect}",
                 _entry(ctx, slot).span, tokens=tokens, usd_per_month=usd, model=model,
                 fix=describe(slot) or "move it after the stable content (the end of the last user message), "
                     "or declare its real volatility in [tool.promptlint.variables]",

@@ -205,6 +205,9 @@ def _cause(slot: Slot, kind: str) -> str:
         how = "reads @key" if _is_handlebars(slot) else "iterates a mapping without a sort"
         return (f"{slot.label} {how}, so it follows the order the code inserted the keys in, the same only "
                 "while the code builds it the same way")
+    if iterable == slot.label:
+        # a collection handed on as it is (`tools=list(tools)` of a set): no loop in the text
+        return f"{slot.label} has no fixed order ({slot.reason}), so the order it is sent in can change between requests"
     if any(re.search(r"(^|_)set$", snake(n.rsplit(".", 1)[-1])) for n in slot.names):
         what = "a set"
     else:

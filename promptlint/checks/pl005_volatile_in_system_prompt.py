@@ -93,11 +93,11 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                          f"follows: {effect}, and those tokens are {lost}")
             yield Finding(
                 RULE, severity,
-                f"{slot.label} changes {pl001.CHANGES[slot.volatility]} ({slot.reason}) {where}; moved after the {role} prompt "
+                f"{slot.label} changes {pl001.changes(slot)} ({slot.reason}) {where}; moved after the {role} prompt "
                 f"(the volatile-suffix layout: the last user message, or the conversation's own messages) it "
                 f"would leave the {role} block the same for every request",
                 slot.span, tokens=tokens if severity is Severity.WARNING else None,
-                summary=f"{brief(slot.label)} changes {pl001.CHANGES[slot.volatility]} inside the {role} prompt"
+                summary=f"{brief(slot.label)} changes {pl001.changes(slot)} inside the {role} prompt"
                         + (f", ahead of {tokens:,} of its stable tokens" if severity is Severity.WARNING else
                            " (a user message follows)"),
                 fix="move it to the last user message (history: to the messages before it) and keep the "

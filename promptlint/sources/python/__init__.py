@@ -114,7 +114,9 @@ _USER_ROLE = re.compile(r"(?:^|_)(?:user|human)(?:_|$)", re.I)
 # a wrapper's parameter that carries the prompt to the model call inside it
 _PROMPT_PARAM = re.compile(r"prompt|messages|^msgs$|^system|instruction|^query$|^input$|^text$|^content$", re.I)
 # a module-level mapping of prompts by name: PROMPTS, SYSTEM_PROMPTS, prompt_templates
+MAX_KEYED_DEPTH = 3  # levels of dicts inside a dict of prompts that are read as groups of prompts
 _PROMPT_COLLECTION = re.compile(r"^(?:\w*_)?(?:prompts|templates|instructions)$", re.I)
+_PROMPT_IN_NAME = re.compile(r"prompt|template|instruction", re.I)
 _TEMPLATE_COLLECTION = re.compile(r"^(?:\w*_)?templates$", re.I)
 _TEMPLATE_ONLY = re.compile(r"^(?:\w*_)?template$", re.I)
 _PROMPT_WORDS = re.compile(r"prompt|instruction|system|user|human|assistant|chat|message|agent|llm|query|rag", re.I)
@@ -412,6 +414,7 @@ class _Collector:
         # (name, the loop or None, the comprehension or None, owner)
         self.tool_lists: list = []
         self.loops: list = []  # the for statements the walk is inside
+        self.sums: list = []  # the `a + b` expressions the walk is inside (a message list is one operand)
         # messages or text put into a conversation this code receives (injected): (node, kind, owner)
         self.injections: list = []
         # calls of a function or method of this module by name (`self.predict(prompt)`): name -> [(call, owner)]
@@ -420,7 +423,8 @@ class _Collector:
     def collect(self, module: cst.Module) -> "_Collector":
         visits = {cst.Call: self.visit_Call, cst.Assign: self.visit_Assign, cst.AnnAssign: self.visit_AnnAssign,
                   cst.List: self.visit_List, cst.FunctionDef: self.stack.append, cst.ClassDef: self.stack.append,
-                  cst.For: self.loops.append, cst.AugAssign: self.visit_injection}
+                  cst.For: self.loops.append, cst.AugAssign: self.visit_injection,
+                  cst.BinaryOperation: self.visit_BinaryOperation}
         scopes = (cst.FunctionDef, cst.ClassDef)
 
         def enter(node):
@@ -433,9 +437,15 @@ class _Collector:
                 self.stack.pop()
             elif type(node) is cst.For:
                 self.loops.pop()
+            elif type(node) is cst.BinaryOperation and isinstance(node.operator, cst.Add):
+                self.sums.pop()
 
         walk(module, enter, leave)
         return self
+
+    def visit_BinaryOperation(self, node):
+        if isinstance(node.operator, cst.Add):
+            self.sums.append(node)
 
     def visit_Call(self, node):
         if might_send(node):
@@ -448,6 +458,9 @@ class _Collector:
         target = toollists.fills(node)
         if target is not None and self.loops:
             self.tool_lists.append((target, self.loops[-1], None, self.stack[-1]))
+        for arg in node.args:
+            if toollists.passed(arg):
+                self.tool_lists.append((arg.keyword.value, None, arg.value, self.stack[-1]))
         func = node.func
         if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                 and func.attr.value in ("append", "insert", "extend")
@@ -479,7 +492,9 @@ class _Collector:
                for el in node.elements):
             self.lists.append((node, self.stack[-1]))
         elif _role_list(node):
-            self.message_lists.append((node, self.stack[-1], node))
+            # `[system] + history`: the list is the whole sum it opens, not the literal alone
+            whole = self.sums[0] if self.sums else node
+            self.message_lists.append((whole, self.stack[-1], whole))
 
 
 _LC_MESSAGE_CLASSES = ("SystemMessage", "HumanMessage", "AIMessage")
@@ -784,8 +799,11 @@ class _Reader:
                     continue  # `example_prompt = SYSTEM_PROMPT`: another name for a prompt read as its own
                 flow.reads = set()
                 value = flow.lookup(name, end, flow.frame_for(scope))
+                # its text reads as instructions, or it is put together from prompt constants
+                # (`full_prompt = f"{SYSTEM_PROMPT}\n\n{CHUNK_TEMPLATE.format(...)}"`)
                 if not (isinstance(value, StrV) and _has_words(value, MIN_FUNCTION_TEXT)
-                        and directive_score(_literal(value)) >= LOCAL_DIRECTIVES):
+                        and (directive_score(_literal(value)) >= LOCAL_DIRECTIVES
+                             or any(_PROMPT_CONSTANT.match(read) for read in flow.reads if read != name))):
                     continue
                 role = "system" if "system" in name.lower() and not _USER_ROLE.search(name) \
                     else self.named_role(name)
@@ -837,23 +855,26 @@ class _Reader:
         flow = self.flow
         out = []
         for name, bindings in module.bindings.items():
-            if not _PROMPT_COLLECTION.match(name):
+            collection = _PROMPT_COLLECTION.match(name)
+            loose = not collection and not _PROMPT_CONSTANT.match(name)
+            if loose and not _PROMPT_IN_NAME.search(name):  # `dataset2prompt`: entries must read as prompts
                 continue
             entries = []
-            value = flow.lookup(name, bindings[-1].start, flow.frame_for(module))
-            if isinstance(value, DictV):
-                entries += [(literal_text(k), v, k.node) for k, v in value.pairs
-                            if isinstance(k, StrV) and literal_text(k) and k.node is not None]
+            value = flow.lookup(name, bindings[-1].end, flow.frame_for(module))
+            if isinstance(value, DictV):  # `prompt = {"execute": {"_USER_PROMPT": "..."}}`: nested by topic
+                entries += _keyed_entries(value, f"{name}", MAX_KEYED_DEPTH)
+            elif not collection:
+                continue
             for m in module.mutations.get(name, ()):
                 if m.method == "setitem" and len(m.keys) == 1 and isinstance(m.keys[0], str) \
                         and isinstance(m.call, cst.Assign):
-                    entries.append((m.keys[0], flow.eval(m.call.value, flow.frame_for(module)), m.call))
-            for key, entry, node in entries:
+                    entries.append((f'{name}["{m.keys[0]}"]', m.keys[0],
+                                    flow.eval(m.call.value, flow.frame_for(module)), m.call))
+            for label, key, entry, node in entries:
                 if not isinstance(entry, StrV) or not _has_words(entry, MIN_FUNCTION_TEXT):
                     continue
-                if _TEMPLATE_COLLECTION.match(name) and not _instructions(_literal(entry)):
+                if (loose or _TEMPLATE_COLLECTION.match(name)) and not _instructions(_literal(entry)):
                     continue  # TEMPLATES may hold a web page's or a script's text: it must read as a prompt
-                label = f'{name}["{key}"]'
                 role = self.named_role(key)
                 span = self.span(node)
                 out.append((label, set(), span, [Section(role, build.text(entry, "auto"), span)]))
@@ -920,6 +941,27 @@ class _Reader:
         return out
 
 
+
+
+def _keyed_entries(value: DictV, label: str, depth: int) -> list:
+    """(label, key, value, node) of each entry of a dict of prompts, and of
+    the dicts inside it that group them (up to `depth` levels)."""
+    if not isinstance(value.node, cst.Dict):
+        return []  # read from a data file (that file is a prompt file of its own) or built by a call
+    keys = {literal_text(k) for k, _ in value.pairs if isinstance(k, StrV)}
+    if keys & {"role", "content"}:
+        return []  # one message, not a collection of prompts (sent as it is, where it is used)
+    out = []
+    for k, v in value.pairs:
+        key = literal_text(k) if isinstance(k, StrV) else None
+        if not key or k.node is None:
+            continue
+        if isinstance(v, DictV):
+            if depth > 1:
+                out += _keyed_entries(v, f'{label}["{key}"]', depth - 1)
+            continue
+        out.append((f'{label}["{key}"]', key, v, k.node))
+    return out
 
 
 def _has_text(sections: list[Section]) -> bool:

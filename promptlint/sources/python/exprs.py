@@ -30,6 +30,9 @@ MAX_DEPTH = 8  # helper calls inlined inside each other
 # a class's own constructor from configuration (`Configuration.from_runnable_config(config)`, `Settings.load()`)
 _FACTORY = re.compile(r"from_\w+|load|get|default|defaults")
 MAX_RETURNS = 8  # returns of one helper evaluated (the rest are not: cost stays bounded)
+# A helper returning at most this much fixed text around a changing value is a
+# value helper (a label and the value), not a prompt builder.
+SHORT_HELPER_CHARS = 80
 
 
 class Expressions:
@@ -114,6 +117,12 @@ class Expressions:
         if verdict.volatility <= Volatility.DEPLOY:
             own = self.ctx.variables.resolve(attr)
             verdict = own if not no_evidence(own) else DEFAULT
+        elif verdict.volatility > Volatility.SESSION and names_history((attr,)) \
+                and not self.ctx.variables.configured(attr):
+            # the conversation an object keeps (`self._messages`, appended to each turn): what it
+            # holds changes per turn, and what it held before stays its prefix, as a history does
+            verdict = Verdict(Volatility.SESSION, f"the conversation history the object keeps, as its "
+                                                  f"name says ({verdict.reason})")
         return Opaque(f"self.{attr}", Verdict(verdict.volatility, f"self.{attr} is assigned again in {method}() "
                                                                  f"(line {line}): {verdict.reason}"),
                       None, names=(attr,), kind="name")
@@ -335,6 +344,8 @@ class Expressions:
                 continue
             expr = part.expression
             value = self.eval(expr, frame)
+            if isinstance(expr, cst.Call) and isinstance(value, StrV) and self.helper_call(expr, frame):
+                value = self.at_field(value, expr)
             if part.equal is not None:  # f"{x=}": the text up to `=` is written out
                 start = self.span(part)[0] + 1
                 end = self.span(part.equal)[1]
@@ -347,6 +358,35 @@ class Expressions:
                     value = self.opaque(expr, frame, self.verdict(value))
             segs += self.stdlib.fill(self, value, part.conversion, spec, expr)
         return StrV(segs, node)
+
+    def helper_call(self, call: cst.Call, frame: Frame) -> bool:
+        """A call of a function of the app's own (not a method of a value: `TEMPLATE.format(...)`)."""
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            if isinstance(self.eval(func.value, frame), (StrV, ListV, DictV, ConstV, MsgV)):
+                return False
+            callee = self.attribute(func, frame)
+        else:
+            callee = self.eval(func, frame)
+        return isinstance(callee, (FuncV, ForeignFuncV))
+
+    def at_field(self, value: StrV, call: cst.Call) -> StrV:
+        """A helper that returns a short labelled value (`f"Time: {get_time()}"`
+        with `return f"Current time: {now:%H:%M}"`) is read as a value, like
+        one that returns the bare clock: its changing part is placed at the
+        f-string field that puts it in the prompt, where it would be moved. A
+        helper returning more text is a prompt part and keeps its positions."""
+        text = "".join(seg.text for seg in value.segs if isinstance(seg, Lit))
+        if len(text) > SHORT_HELPER_CHARS:
+            return value
+        start, end = self.span(call)
+        span = self.file_span(start, end)
+        label = short(self.src(call))
+        return StrV([replace(seg, span=span, fix=None, label=label)
+                     if isinstance(seg, Slot) and seg.span is not None and seg.volatility > Volatility.DEPLOY
+                     and not seg.order_varies
+                     and not (seg.span.file is self.file and start <= seg.span.start < end)
+                     else seg for seg in value.segs], value.node)
 
     def fstring_spec(self, parts, frame: Frame) -> StrV | None:
         segs: list = []

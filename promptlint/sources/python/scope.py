@@ -554,12 +554,16 @@ def _dotted_name(node) -> str | None:
 
 def at_import(verdict: Verdict) -> Verdict:
     """A value evaluated when the module is imported: fixed until the process
-    restarts. (A clock read then differs between processes, but each process
-    keeps its prefix for all its requests and users: a cache write per
-    process start, as a release costs, not one per request.)"""
+    restarts. A clock or a random value read then differs in every process (each
+    run of a script or CLI agent, each worker start) and stays for all that
+    process's requests: the period of a session, so it counts as one (a date
+    keeps its day, a setting its release)."""
     if "computed once at import" in verdict.reason:  # said already (a name read of such a value)
         return verdict
-    if verdict.volatility > V.DEPLOY:
+    if verdict.volatility > V.SESSION:
+        return Verdict(V.SESSION, f"computed once at import: {verdict.reason}; it differs in every process "
+                                  "(each run of a script, each worker start) and stays for its requests")
+    if verdict.volatility > V.DAY:
         return Verdict(V.DEPLOY, f"computed once at import: {verdict.reason}; fixed until the process restarts")
     return verdict
 

@@ -289,6 +289,8 @@ def builtin(flow, name: str, node, frame, positional, keywords, span):
     first = values[0] if values else None
     if name == "sorted" and first is not None:
         return _sorted(flow, first, node)
+    if name in ("list", "tuple") and not node.args:  # `formatted = list()`: an empty list, filled later
+        return ListV([], node, is_tuple=name == "tuple")
     if name in ("list", "tuple", "reversed") and first is not None:
         if isinstance(first, ListV):
             return ListV(list(first.items), node, is_tuple=name == "tuple")
@@ -338,6 +340,9 @@ def builtin(flow, name: str, node, frame, positional, keywords, span):
 
 
 def attribute(flow, qual: str, node, frame):
+    if qual == "sys.argv":  # what the user typed after the command: a script's request
+        return Opaque(flow.src(node), Verdict(V.REQUEST, "a command-line argument: the input of each run"), node,
+                      names=("argv",))
     if qual in ("os.environ",):
         return Opaque(flow.src(node), Verdict(V.DEPLOY, "read from the environment: fixed per deployment"), node,
                       qual=qual)
@@ -530,6 +535,9 @@ def method(flow, base, attr: str, node: cst.Call, frame):
 
 
 def opaque_method(flow, base: Opaque, attr: str, node, frame, positional):
+    if attr == "strftime" and not base.clock and V.UNKNOWN < base.verdict.volatility <= V.DAY:
+        # a date (`TODAY` of another module) formatted: it changes no more often than the date does
+        return replace(base, label=flow.src(node), node=node, span=None)
     if base.clock:
         if attr == "strftime" and positional:
             fmt = literal_text(flow.eval(positional[0], frame))
@@ -961,10 +969,13 @@ def _lc_style(fmt: str | None) -> str | None:
 def clock_format(flow, base: Opaque, fmt: str | None, node) -> Opaque:
     """A clock formatted with `fmt`: the format decides how often the text changes."""
     verdict = base.verdict
-    if fmt is not None and verdict.volatility == V.REQUEST:
-        verdict = strftime_precision(fmt)
-    elif fmt is not None and base.clock == "date" and verdict.volatility > V.DAY:
+    imported = "computed once at import" in verdict.reason  # the clock was read then: so is its text
+    if fmt is not None and base.clock == "date" and verdict.volatility > V.DAY:
         verdict = Verdict(V.DAY, f"formats the current date to {fmt!r}: changes once a day")
+    elif fmt is not None and (verdict.volatility == V.REQUEST or imported):
+        verdict = strftime_precision(fmt)
+    if imported:
+        verdict = at_import(verdict)
     return replace(base, label=flow.src(node), node=node, span=None, verdict=verdict, clock=None,
                    samples=clock_samples(base.clock, fmt) if fmt is not None else base.samples)
 

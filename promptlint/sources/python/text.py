@@ -17,7 +17,7 @@ from promptlint.analysis.volatility import UNKNOWN, no_evidence
 from promptlint.sources.python import strings as strs
 from promptlint.sources.python.strings import Lit, merge
 from promptlint.sources.python.values import (
-    ConstV, DictV, ListV, LoopV, Opaque, SetV, Spread, StrV, literal_text, named_by, relabel,
+    ConstV, DictV, ListV, LoopV, Opaque, SetV, Spread, StrV, literal_text, named_by, relabel, short,
 )
 from promptlint.sources.slots import variable_slot
 
@@ -131,7 +131,13 @@ def fill(flow, value, conversion, spec, node, label=None, span=None) -> list:
             value = clock_format(flow, value, spec, value.node)
         return _at(flow, value, where)
     if isinstance(value, LoopV):
-        return [flow.loop_slot(value)]
+        slot = flow.loop_slot(value)
+        if where is not None and not value.order:
+            # text a loop built elsewhere (`formatted_docs`, joined in a helper) enters the prompt
+            # here, like any value; a loop whose order changes stays at the loop (sorted() goes there)
+            slot = replace(slot, span=flow.file_span(*where["span"]), label=where["label"],
+                                       reason=f"{where['label']} is {short(slot.label)}: {slot.reason}")
+        return [slot]
     return _at(flow, Opaque(flow.src(node), flow.verdict(value), node, names=flow.names_of(value)), where)
 
 
@@ -146,9 +152,11 @@ def render_fields(flow, text: StrV, scanner, args: list, kwargs: dict, written: 
     """A `.format`/`%`/`Template` string with its fields replaced by the
     arguments' values; a field with no argument stays a slot named by it.
     `written`: the argument expressions of the call (keyword name or
-    position -> node): a value passed there is placed at its argument, the
-    line where it enters the prompt (where a reader looks for it, and where
-    its fix goes), not at the field it fills."""
+    position -> node): a value an argument computes (`now=datetime.now()`)
+    is placed at that argument, where it enters the prompt; a name passed
+    through (`question=question`) at the field it fills, the text a fix
+    moves; a field not written in this file (a loaded template) at the
+    argument either way."""
     out: list = []
     auto = 0
     bound = strs.jinja_bindings("".join(s.text for s in text.segs if isinstance(s, Lit))) \
@@ -190,7 +198,8 @@ def render_fields(flow, text: StrV, scanner, args: list, kwargs: dict, written: 
                                          flow.file_span(*span), flow.ctx))
                 continue
             argument = (written or {}).get(root if root and not root.isdigit() else int(root or 0))
-            if argument is not None and _in_file(flow, argument):
+            if argument is not None and _in_file(flow, argument) and \
+                    (span[0] == span[1] or not _passes_through(argument)):
                 span = flow.span(argument)
             elif span[0] == span[1] and value_node(value) is not None:
                 # the field is not written in this file (a template file the code loads):
@@ -225,6 +234,16 @@ def _bound_in_template(flow, root: str, label: str, bound: dict, kwargs: dict, s
         verdict = max((flow.ctx.variables.resolve(n) for n in reads), key=lambda v: v.volatility, default=UNKNOWN)
         reason = f"{root} is set in the template from {', '.join(reads) or 'constants'}: {verdict.reason}"
     return Slot(label, SlotKind.VARIABLE, verdict.volatility, reason, span, names=tuple(reads) or (root,))
+
+
+def _passes_through(argument) -> bool:
+    """`request=request`, `question=state.question`: the argument only
+    names a value computed elsewhere, so it enters the prompt at the field
+    it fills (the text a fix moves); an argument that computes the value
+    (`now=datetime.now()`, `docs="\\n".join(chunks)`) is where it enters."""
+    while isinstance(argument, cst.Attribute):
+        argument = argument.value
+    return isinstance(argument, cst.Name)
 
 
 def _in_file(flow, node) -> bool:

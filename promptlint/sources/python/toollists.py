@@ -13,6 +13,7 @@ the loop. A list this file sends at a call we know is read there instead.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import libcst as cst
 
@@ -48,6 +49,18 @@ def fills(call: cst.Call) -> str | None:
     return None
 
 
+def passed(arg: cst.Arg) -> bool:
+    """`tools=list(found)`, `functions=found`: a keyword named for tools given
+    a collection by name (whose order the reader then looks up)."""
+    if arg.keyword is None or not _TOOL_LIST.match(arg.keyword.value.lstrip("_").lower()):
+        return False
+    value = arg.value
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in ("list", "tuple") \
+            and len(value.args) == 1:
+        value = value.args[0].value
+    return isinstance(value, cst.Name)
+
+
 def built(node) -> bool:
     """A value that builds a list by iterating: a comprehension, or list()/tuple() of one."""
     if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
@@ -72,8 +85,17 @@ def unordered_tools(flow, target: str, loop: cst.For | None, value, frame) -> li
         if isinstance(value, cst.Call):
             value = value.args[0].value
         found = flow.eval(value, frame)
-        if not (isinstance(found, LoopV) and found.order):
-            return []
-        slot = flow.loop_slot(found)
+        if isinstance(found, LoopV) and found.order:
+            slot = flow.loop_slot(found)
+        else:  # a set passed on (`tools=list(tools)` of a `set()` filled with .update())
+            order, _ = flow.order_of(found)
+            if order is None:
+                return []
+            item = flow.item_of(found, value)
+            tool = Opaque(f"a tool of {target}", item.verdict, value, names=item.names)
+            made = flow.loop(target, value, found, tool)
+            # sorted() of callables or tool objects raises: the key is the author's to choose
+            advice = f"send it in a fixed order: sorted({flow.src(value)}, key=...) by each tool's name"
+            slot = flow.loop_slot(replace(made, label=flow.src(value), fix={"kind": "manual", "advice": advice}))
         where = value
     return [Section("tools", [slot], flow.file_span(*flow.span(where)))]
