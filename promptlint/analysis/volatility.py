@@ -40,6 +40,10 @@ CALLS: dict[str, Verdict] = {
     "shuffle": Verdict(V.NONDETERMINISTIC, "shuffles: order differs between identical requests"),
     "choice": Verdict(V.NONDETERMINISTIC, "random choice: differs between identical requests"),
     "randint": Verdict(V.NONDETERMINISTIC, "random number: differs between identical requests"),
+    # what the user typed after the command: fixed for one run of a script, new for the next
+    "parse_args": Verdict(V.SESSION, "command-line arguments: fixed for one run of the program, new for the next"),
+    "parse_known_args": Verdict(V.SESSION, "command-line arguments: fixed for one run of the program, new for "
+                                           "the next"),
 }
 
 FILTERS: dict[str, Verdict] = {

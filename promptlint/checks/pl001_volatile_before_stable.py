@@ -28,9 +28,12 @@ CHANGES = {Volatility.NONDETERMINISTIC: "on every render", Volatility.REQUEST: "
 
 def changes(slot) -> str:
     """How often a slot changes, in words: a value computed once when a Python
-    module is imported changes per process start, whatever its class."""
+    module is imported changes per process start, whatever its class; a
+    command-line argument per run of the program."""
     if "computed once at import" in (slot.reason or ""):
         return "per process start"
+    if "fixed for one run of the program" in (slot.reason or "") and slot.volatility is Volatility.SESSION:
+        return "per run of the program"
     return CHANGES[slot.volatility]
 
 

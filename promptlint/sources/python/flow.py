@@ -58,8 +58,10 @@ from promptlint.sources.python.exprs import MAX_DEPTH, Expressions
 from promptlint.sources.python.ir import ToIR
 from promptlint.sources.python.loops import MAX_UNROLL, Loops
 from promptlint.sources.python.scope import (
-    _BUILTINS, INF, Binding, Frame, Index, Mutation, Scope, _names_in, at_import, call_name, returns, strip_self,
+    _BUILTINS, INF, Binding, Frame, Index, Mutation, Scope, _names_in, at_import, call_name, last_name, returns,
+    strip_self,
 )
+from promptlint.sources.python.tree import walk
 from promptlint.sources.python.strings import Lit, decode_simple, split_prefix
 from promptlint.sources.python.values import (
     ClassV, ConstV, DictV, FuncV, ListV, LoopV, MsgV, Opaque, SetV, Spread, StrV, literal_text, named_by, relabel, short,
@@ -95,6 +97,29 @@ def _counts(b: Binding) -> bool:
 RERUN_PER_REQUEST = re.compile(r"^[ \t]*(?:import|from)[ \t]+streamlit\b", re.M)
 
 
+# calls of one function whose arguments are read to tell what a parameter holds
+MAX_CALLERS = 8
+
+
+def _argument_for(scope, call: cst.Call, name: str):
+    """The argument expression `call` passes for parameter `name` of the
+    function `scope` (by keyword or by position; `self` skipped for a method)."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    params = [*scope.node.params.posonly_params, *scope.node.params.params]
+    if scope.cls is not None and params and params[0].name.value in ("self", "cls"):
+        params = params[1:]
+    names = [p.name.value for p in params]
+    if name not in names:
+        return None
+    positional = [a for a in call.args if a.keyword is None]
+    index = names.index(name)
+    if any(a.star for a in positional[:index + 1]) or index >= len(positional):
+        return None
+    return positional[index].value
+
+
 class Flow(Loops, Expressions, ToIR):
     """The evaluator: names and bindings here; loops, expressions and calls,
     and the conversion to IR parts in the mixins."""
@@ -124,6 +149,8 @@ class Flow(Loops, Expressions, ToIR):
         self.used: set[int] = set()  # ids of calls and lists a prompt has taken as its messages
         self.filled: set[int] = set()  # ids of template calls whose template the code then fills (stdlib.method)
         self.repeated: dict[tuple[int, str], bool] = {}  # (caller, helper): called more than once there
+        self._calls: dict[str, list] | None = None  # function name -> its calls in the module (calls_of)
+        self._callers_seen: dict[tuple[int, str], Verdict | None] = {}  # (function, parameter) -> callers_pass
         from promptlint.sources.python import stdlib
         from promptlint.sources.python.project import project_of
 
@@ -491,8 +518,64 @@ class Flow(Loops, Expressions, ToIR):
             if isinstance(default, StrV) and any(isinstance(seg, Lit) and seg.text.strip() for seg in default.segs):
                 return default
         verdict = self.ctx.variables.resolve(name)
+        if verdict.volatility < Volatility.REQUEST and not self.ctx.variables.configured(name):
+            passed = self.callers_pass(name, frame.scope)
+            if passed is not None and passed.volatility > verdict.volatility:
+                verdict = passed
         return Opaque(name, Verdict(verdict.volatility, f"parameter of {frame.scope.label}(): {verdict.reason}"),
                       param.name, names=(name,), kind="name")
+
+    def callers_pass(self, name: str, scope) -> Verdict | None:
+        """What the calls of this function in the module pass for parameter
+        `name` (`construct_society(company_name=args.company)`): the most
+        volatile evidence among them, or None. It only ever raises what the
+        parameter's own name says: a demo call with a literal does not make
+        a per-request parameter fixed."""
+        key = (id(scope), name)
+        if key in self._callers_seen:
+            return self._callers_seen[key]
+        self._callers_seen[key] = None  # a parameter its own callers pass on (recursion) says nothing more
+        found = []
+        for call, caller in self.calls_of(scope)[:MAX_CALLERS]:
+            arg = _argument_for(scope, call, name)
+            if arg is None:
+                continue
+            verdict = self.verdict(self.eval(arg, self.frame_for(caller)))
+            if "the name suggests" in verdict.reason and not self.ctx.variables.resolve(
+                    short(self.src(arg))).volatility.evidenced:
+                continue  # only another name, further up the chain, says so (`invocation_context.agent`)
+            if verdict.volatility.evidenced:
+                line = self.file.position(self.span(call)[0])[0]
+                found.append(Verdict(verdict.volatility, f"line {line} passes {short(self.src(arg))}: "
+                                                         f"{verdict.reason}"))
+        result = max(found, key=lambda v: v.volatility) if found else None
+        self._callers_seen[key] = result
+        return result
+
+    def calls_of(self, scope) -> list:
+        """(call, the scope it is made in) of each call of the function `scope`
+        in this module: by its name, or `self.name(...)` for a method."""
+        if self._calls is None:
+            self._calls = {}
+            stack = [self.index.module]
+
+            def enter(node):
+                if isinstance(node, cst.FunctionDef):
+                    stack.append(self.index.scopes.get(id(node)) or stack[-1])
+                elif isinstance(node, cst.Call):
+                    func = node.func
+                    if isinstance(func, cst.Name) or isinstance(func, cst.Attribute) \
+                            and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
+                        self._calls.setdefault(last_name(func), []).append((node, stack[-1]))
+
+            def leave(node):
+                if isinstance(node, cst.FunctionDef):
+                    stack.pop()
+
+            walk(self.index.module.node, enter, leave)
+        method = scope.cls is not None
+        return [(call, caller) for call, caller in self._calls.get(scope.node.name.value, ())
+                if isinstance(call.func, cst.Attribute) == method]
 
     def binding(self, b: Binding, frame: Frame, at: float):
         key = (id(b), id(frame))

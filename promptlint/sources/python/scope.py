@@ -560,7 +560,7 @@ def at_import(verdict: Verdict) -> Verdict:
     keeps its day, a setting its release)."""
     if "computed once at import" in verdict.reason:  # said already (a name read of such a value)
         return verdict
-    if verdict.volatility > V.SESSION:
+    if verdict.volatility > V.SESSION or verdict.volatility is V.SESSION and "command-line" in verdict.reason:
         return Verdict(V.SESSION, f"computed once at import: {verdict.reason}; it differs in every process "
                                   "(each run of a script, each worker start) and stays for its requests")
     if verdict.volatility > V.DAY:

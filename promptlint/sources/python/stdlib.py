@@ -341,8 +341,8 @@ def builtin(flow, name: str, node, frame, positional, keywords, span):
 
 def attribute(flow, qual: str, node, frame):
     if qual == "sys.argv":  # what the user typed after the command: a script's request
-        return Opaque(flow.src(node), Verdict(V.REQUEST, "a command-line argument: the input of each run"), node,
-                      names=("argv",))
+        return Opaque(flow.src(node), Verdict(V.SESSION, "a command-line argument: fixed for one run of the "
+                                                         "program, new for the next"), node, names=("argv",))
     if qual in ("os.environ",):
         return Opaque(flow.src(node), Verdict(V.DEPLOY, "read from the environment: fixed per deployment"), node,
                       qual=qual)
@@ -367,7 +367,9 @@ def value_attribute(flow, base: Opaque, attr: str, node, frame):
 
     dotted = _dotted_name(node)
     fixed = not no_evidence(base.verdict) and base.verdict.volatility <= V.DEPLOY
-    if dotted and not (fixed and not flow.ctx.variables.configured(strip_self(dotted))):
+    # an option of the command line (`args.company`) is what the user typed for this run, whatever its name
+    typed = "command-line arguments" in base.verdict.reason and not flow.ctx.variables.configured(strip_self(dotted or ""))
+    if dotted and not typed and not (fixed and not flow.ctx.variables.configured(strip_self(dotted))):
         verdict = flow.ctx.variables.resolve(strip_self(dotted))
         if not no_evidence(verdict):
             return Opaque(flow.src(node), verdict, node, names=(strip_self(dotted),), kind="name")
