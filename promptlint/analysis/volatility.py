@@ -131,7 +131,8 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           r"(user_|human_|task_|current_|new_)?instruction",
           # what the request is about: the task, goal, topic or problem it states
           r"(the_|current_|user_|main_)?(tasks?|goals?|objectives?|topics?|subject|problem|problem_statement|issue|"
-          r"issue_(description|text|body|title)|requirements?|spec|specification)(_description|_prompt|_text|_list)?",
+          r"issue_(description|text|body|title)|requirements?|spec|specification)"
+          r"(_description|_prompt|_text|_list|_stmt|_statement)?",
           # the language a request asks for (not an app-wide `language` setting)
           r"(source|target|output|input|dest|destination|reply|response)_lang(uage)?(_code|_name)?",
           r"lang(uage)?_code",

@@ -69,7 +69,7 @@ from promptlint.sources.python.flow import Flow, OverBudget
 from promptlint.sources.placeholders import BARE_DOLLAR_FIELD
 from promptlint.sources.python import files, injected, toollists
 from promptlint.sources.python import strings as strs
-from promptlint.sources.python.scope import INF, last_name
+from promptlint.sources.python.scope import INF, ROLE_ADDS, last_name
 from promptlint.sources.python.values import DictV, ListV, MsgV, StrV, literal_text
 from promptlint.sources.python.strings import Lit
 from promptlint.sources.python.tree import positions, walk
@@ -463,8 +463,9 @@ class _Collector:
                 self.tool_lists.append((arg.keyword.value, None, arg.value, self.stack[-1]))
         func = node.func
         if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                and func.attr.value in ("append", "insert", "extend")
-                and any(_role_dict(a.value) or _role_list(a.value) for a in node.args)):
+                and (func.attr.value in ("append", "insert", "extend")
+                     and any(_role_dict(a.value) or _role_list(a.value) for a in node.args)
+                     or func.attr.value in ROLE_ADDS)):
             self.message_lists.append((func.value.value, self.stack[-1], node))
 
     def visit_injection(self, node):

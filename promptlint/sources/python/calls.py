@@ -462,13 +462,15 @@ def site(flow, call: cst.Call, frame):
         kind = "langchain"
     elif _crew_agent(last, set(keywords)):
         # CrewAI's Agent(role=, goal=, backstory=): its system prompt, in the order CrewAI writes it
-        sections.append(build.section("system", build.content(_crew_persona(flow, keywords, ev, call)), call))
+        # ({query} in its texts is filled from crew.kickoff(inputs=...), as str.format fields)
+        sections.append(build.section("system", build.content(_crew_persona(flow, keywords, ev, call), "format"),
+                                      call))
         kind = "agent"
     elif _crew_task(last, set(keywords)):
         # CrewAI's Task(description=, expected_output=): the task message, its description first
         for key in ("description", "expected_output"):
             if key in keywords:
-                sections.append(build.section("user", build.content(ev(keywords[key])), keywords[key]))
+                sections.append(build.section("user", build.content(ev(keywords[key]), "format"), keywords[key]))
         build.literal = True
         kind = "agent"
     elif last in _SETS_SYSTEM and len(positional) == 1 and _written_text(ev(positional[0])):

@@ -58,8 +58,8 @@ from promptlint.sources.python.exprs import MAX_DEPTH, Expressions
 from promptlint.sources.python.ir import ToIR
 from promptlint.sources.python.loops import MAX_UNROLL, Loops
 from promptlint.sources.python.scope import (
-    _BUILTINS, INF, Binding, Frame, Index, Mutation, Scope, _names_in, at_import, call_name, last_name, returns,
-    strip_self,
+    _BUILTINS, INF, ROLE_ADDS, Binding, Frame, Index, Mutation, Scope, _names_in, at_import, call_name, last_name,
+    returns, strip_self,
 )
 from promptlint.sources.python.tree import walk
 from promptlint.sources.python.strings import Lit, decode_simple, split_prefix
@@ -99,6 +99,8 @@ RERUN_PER_REQUEST = re.compile(r"^[ \t]*(?:import|from)[ \t]+streamlit\b", re.M)
 
 # calls of one function whose arguments are read to tell what a parameter holds
 MAX_CALLERS = 8
+# how far up a chain of callers a parameter is followed (a caller's own parameter, its callers' ...)
+MAX_CALLER_DEPTH = 3
 
 
 def _argument_for(scope, call: cst.Call, name: str):
@@ -150,7 +152,8 @@ class Flow(Loops, Expressions, ToIR):
         self.filled: set[int] = set()  # ids of template calls whose template the code then fills (stdlib.method)
         self.repeated: dict[tuple[int, str], bool] = {}  # (caller, helper): called more than once there
         self._calls: dict[str, list] | None = None  # function name -> its calls in the module (calls_of)
-        self._callers_seen: dict[tuple[int, str], Verdict | None] = {}  # (function, parameter) -> callers_pass
+        self._callers_seen: dict[tuple[int, str], tuple] = {}  # (function, parameter) -> callers_pass
+        self._callers_depth = 0  # callers_pass calls open (a caller's parameter read through its callers)
         from promptlint.sources.python import stdlib
         from promptlint.sources.python.project import project_of
 
@@ -518,29 +521,49 @@ class Flow(Loops, Expressions, ToIR):
             if isinstance(default, StrV) and any(isinstance(seg, Lit) and seg.text.strip() for seg in default.segs):
                 return default
         verdict = self.ctx.variables.resolve(name)
-        if verdict.volatility < Volatility.REQUEST and not self.ctx.variables.configured(name):
-            passed = self.callers_pass(name, frame.scope)
-            if passed is not None and passed.volatility > verdict.volatility:
+        order = None
+        if not self.ctx.variables.configured(name):
+            passed, order = self.callers_pass(name, frame.scope)
+            if passed is not None and passed.volatility > verdict.volatility and verdict.volatility < V.REQUEST:
                 verdict = passed
-        return Opaque(name, Verdict(verdict.volatility, f"parameter of {frame.scope.label}(): {verdict.reason}"),
-                      param.name, names=(name,), kind="name")
+        found = Opaque(name, Verdict(verdict.volatility, f"parameter of {frame.scope.label}(): {verdict.reason}"),
+                       param.name, names=(name,), kind="name")
+        if order is not None:  # `for name in agent_names` of a set its caller built: no fixed order
+            found.order = order
+        return found
 
-    def callers_pass(self, name: str, scope) -> Verdict | None:
+    def callers_pass(self, name: str, scope) -> tuple[Verdict | None, str | None]:
         """What the calls of this function in the module pass for parameter
         `name` (`construct_society(company_name=args.company)`): the most
-        volatile evidence among them, or None. It only ever raises what the
-        parameter's own name says: a demo call with a literal does not make
-        a per-request parameter fixed."""
+        volatile evidence among them, or None (the caller only ever raises
+        what the parameter's own name says: a demo call with a literal does
+        not make a per-request parameter fixed); and why its order changes,
+        when every call passes a collection without a fixed order (a set)."""
         key = (id(scope), name)
         if key in self._callers_seen:
             return self._callers_seen[key]
-        self._callers_seen[key] = None  # a parameter its own callers pass on (recursion) says nothing more
-        found = []
+        if self._callers_depth >= MAX_CALLER_DEPTH:
+            return None, None  # callers of callers of ...: not followed further (not remembered either)
+        self._callers_seen[key] = (None, None)  # a parameter its own callers pass on (recursion) says nothing more
+        self._callers_depth += 1
+        try:
+            result = self._callers_pass(name, scope)
+        finally:
+            self._callers_depth -= 1
+        self._callers_seen[key] = result
+        return result
+
+    def _callers_pass(self, name: str, scope) -> tuple[Verdict | None, str | None]:
+        found, orders = [], []
         for call, caller in self.calls_of(scope)[:MAX_CALLERS]:
             arg = _argument_for(scope, call, name)
             if arg is None:
                 continue
-            verdict = self.verdict(self.eval(arg, self.frame_for(caller)))
+            value = self.eval(arg, self.frame_for(caller))
+            orders.append(self.order_of(value)[0])
+            if orders[-1] is not None:
+                continue  # a set: its order is carried as such, its items say nothing here
+            verdict = self.verdict(value)
             if "the name suggests" in verdict.reason and not self.ctx.variables.resolve(
                     short(self.src(arg))).volatility.evidenced:
                 continue  # only another name, further up the chain, says so (`invocation_context.agent`)
@@ -548,21 +571,25 @@ class Flow(Loops, Expressions, ToIR):
                 line = self.file.position(self.span(call)[0])[0]
                 found.append(Verdict(verdict.volatility, f"line {line} passes {short(self.src(arg))}: "
                                                          f"{verdict.reason}"))
-        result = max(found, key=lambda v: v.volatility) if found else None
-        self._callers_seen[key] = result
-        return result
+        order = orders[0] if orders and all(orders) else None
+        return max(found, key=lambda v: v.volatility) if found else None, order
 
     def calls_of(self, scope) -> list:
         """(call, the scope it is made in) of each call of the function `scope`
-        in this module: by its name, or `self.name(...)` for a method."""
+        in this module: by its name, or `self.name(...)` for a method; not
+        the calls made inside a loop (what they pass is carried round it)."""
         if self._calls is None:
             self._calls = {}
             stack = [self.index.module]
+            loops = [0]  # loops open in the current function: a call in one passes loop-carried values
 
             def enter(node):
                 if isinstance(node, cst.FunctionDef):
                     stack.append(self.index.scopes.get(id(node)) or stack[-1])
-                elif isinstance(node, cst.Call):
+                    loops.append(0)
+                elif isinstance(node, (cst.For, cst.While)):
+                    loops[-1] += 1
+                elif isinstance(node, cst.Call) and not loops[-1]:
                     func = node.func
                     if isinstance(func, cst.Name) or isinstance(func, cst.Attribute) \
                             and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
@@ -571,6 +598,9 @@ class Flow(Loops, Expressions, ToIR):
             def leave(node):
                 if isinstance(node, cst.FunctionDef):
                     stack.pop()
+                    loops.pop()
+                elif isinstance(node, (cst.For, cst.While)):
+                    loops[-1] -= 1
 
             walk(self.index.module.node, enter, leave)
         method = scope.cls is not None
@@ -682,6 +712,9 @@ class Flow(Loops, Expressions, ToIR):
 
     def _mutated(self, b: Binding, value, frame: Frame, changes):
         grows = [m for m in changes if m.method != "setitem"]
+        if grows and all(m.method in ROLE_ADDS for m in grows) and isinstance(value, Opaque) \
+                and isinstance(b.value, cst.Call) and not b.value.args:
+            value = ListV([], value.node)  # `thread = MessageThread()`, then add_system/add_user: its messages
         if grows and isinstance(value, Opaque) and not value.order:  # a list we only know as a whole, grown here
             value = ListV([Spread(value, value.node)], value.node)
         if not isinstance(value, (ListV, DictV)):
@@ -740,6 +773,10 @@ class Flow(Loops, Expressions, ToIR):
             for extra in extras:
                 items += extra.items if isinstance(extra, ListV) else \
                     [extra] if isinstance(extra, LoopV) else [Spread(extra, args[0])]
+        elif m.method in ROLE_ADDS and len(args) == 1:  # msg_thread.add_user(text): a message of that role
+            added = self.in_loop(args[0], m.loop, frame, as_list=True) if m.loop is not None else \
+                [self.eval(args[0], frame)]
+            items += [MsgV(ROLE_ADDS[m.method], item, m.call) for item in added]
         elif m.method == "insert" and len(args) == 2:
             where = self.eval(args[0], frame)
             if isinstance(where, ConstV) and where.value == 0:

@@ -62,7 +62,7 @@ class Branches:
 @dataclass(eq=False)
 class Mutation:
     name: str
-    method: str  # append | extend | insert | setitem (`x["k"][0] = value`)
+    method: str  # append | extend | insert | setitem (`x["k"][0] = value`) | a ROLE_ADDS method
     call: cst.CSTNode  # the call, or the assignment of a setitem
     start: int
     loop: cst.For | None
@@ -341,7 +341,7 @@ class Index:
                     and isinstance(func.value.func, cst.Name) and func.value.func.value == "super":
                 scope.super_inits.append(call)
             if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                    and func.attr.value in ("append", "extend", "insert")):
+                    and (func.attr.value in ("append", "extend", "insert") or func.attr.value in ROLE_ADDS)):
                 name = func.value.value
                 self._mutate(scope, Mutation(name, func.attr.value, call, start, loop, tuple(self._arms)))
 
@@ -433,6 +433,10 @@ def _container_binding(bindings) -> bool:
 
 
 _CHANGES = ("append", "extend", "insert", "update", "setdefault", "add", "pop", "popitem", "clear", "remove")
+# a conversation object's methods that add one message of a role (`msg_thread.add_user(text)`)
+ROLE_ADDS = {"add_system": "system", "add_developer": "developer", "add_user": "user", "add_human": "user",
+             "add_assistant": "assistant", "add_model": "assistant", "add_ai": "assistant",
+             "add_system_message": "system", "add_user_message": "user", "add_assistant_message": "assistant"}
 
 
 def _dotted(node) -> str:

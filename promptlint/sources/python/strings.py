@@ -275,15 +275,16 @@ def replace(segs: list[Seg], old: str, new: str) -> list[Seg]:
     return regex_replace(segs, re.compile(re.escape(old)), new) if old else merge(segs)
 
 
-def replace_with(segs: list[Seg], old: str, new: list[Seg]) -> list[Seg]:
+def replace_with(segs: list[Seg], old: str, new) -> list[Seg]:
     """str.replace(old, value) where the value is not literal text: its
     segments (a slot where the value enters) in place of each `old`."""
     return regex_replace(segs, re.compile(re.escape(old)), new) if old else merge(segs)
 
 
-def regex_replace(segs: list[Seg], pattern: re.Pattern, new: str | list[Seg]) -> list[Seg]:
-    """`pattern.sub(new, ...)` inside each literal run; `new` is plain text
-    or the segments of a value."""
+def regex_replace(segs: list[Seg], pattern: re.Pattern, new) -> list[Seg]:
+    """`pattern.sub(new, ...)` inside each literal run; `new` is plain text,
+    the segments of a value, or a function of the match's file offsets
+    (start, end) giving them (a value placed at the marker it replaces)."""
     out: list[Seg] = []
     for seg in merge(segs):
         if not isinstance(seg, Lit):
@@ -293,8 +294,10 @@ def regex_replace(segs: list[Seg], pattern: re.Pattern, new: str | list[Seg]) ->
         i = 0
         for m in pattern.finditer(seg.text):
             pieces.append(Lit(seg.text[i:m.start()], seg.offsets[i:m.start() + 1]))
-            pieces.extend([Lit.synthetic(new, seg.offsets[m.start()], seg.offsets[m.end()])] if isinstance(new, str)
-                          else new)
+            if isinstance(new, str):
+                pieces.append(Lit.synthetic(new, seg.offsets[m.start()], seg.offsets[m.end()]))
+            else:
+                pieces.extend(new(seg.offsets[m.start()], seg.offsets[m.end()]) if callable(new) else new)
             i = m.end()
         pieces.append(Lit(seg.text[i:], seg.offsets[i:]))
         out.extend(pieces)

@@ -70,7 +70,13 @@ def str_method(flow, base: StrV, attr, node, frame, positional, keywords):
         if old is not None and new is not None:
             return StrV(strs.replace(base.segs, old, new), node)
         if old and len(args) == 2 and not keywords:  # template.replace("{goal}", goal): the value enters there
-            return StrV(strs.replace_with(base.segs, old, fill(flow, args[1], None, None, positional[1])), node)
+            if not _passes_through(positional[1]):  # computed in the call: at the argument
+                return StrV(strs.replace_with(base.segs, old, fill(flow, args[1], None, None, positional[1])), node)
+
+            def at_marker(start: int, end: int) -> list:  # a name passed through: at the marker it fills
+                span = (start, end) if start != end else flow.span(positional[1])
+                return fill(flow, args[1], None, None, positional[1], old, span)
+            return StrV(strs.replace_with(base.segs, old, at_marker), node)
     if attr in ("upper", "lower", "title", "capitalize", "casefold", "swapcase"):
         segs = []
         for seg in base.segs:

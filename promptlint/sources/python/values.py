@@ -28,7 +28,7 @@ from typing import Any
 import libcst as cst
 
 from promptlint.analysis.volatility import Verdict, no_evidence
-from promptlint.ir import Volatility
+from promptlint.ir import Slot, SlotKind, Volatility
 
 V = Volatility
 STATIC = Verdict(V.STATIC, "literal text")
@@ -121,7 +121,24 @@ def named_by(ctx, name: str, value):
         own = ctx.variables.resolve(name)
         if not no_evidence(own):
             return replace(value, verdict=Verdict(own.volatility, f"passed as {name}: {own.reason}"))
+    if isinstance(value, StrV) and _one_value(value):
+        # `data_url = f"data:{mime};base64,{encoded}"`: a value in a short wrapper, named for what it is
+        own = ctx.variables.resolve(name)
+        if not no_evidence(own):  # one value, reported where the name puts it in the prompt
+            return Opaque(name, Verdict(own.volatility, f"{name}: {own.reason}"), value.node, names=(name,),
+                          kind="name")
     return value
+
+
+# fixed text around the values of a string that is still one value by its name (`data:`, `;base64,`)
+ONE_VALUE_TEXT = 24
+
+
+def _one_value(value: "StrV") -> bool:
+    slots = [seg for seg in value.segs if isinstance(seg, Slot)]
+    text = sum(len(seg.text) for seg in value.segs if not isinstance(seg, Slot) and hasattr(seg, "text"))
+    return bool(slots) and text <= ONE_VALUE_TEXT and all(not s.volatility.evidenced and s.kind is not SlotKind.LOOP
+                                                          for s in slots)
 
 
 @dataclass(eq=False)
