@@ -71,6 +71,10 @@ EXPECTED = {
     "threads/photo_items.py": [("PL001", 19, 56, "error")],
     # CrewAI fills {query} in the agent's texts and the task's description from kickoff(inputs=...)
     "pipelines/crew_query.py": [("PL001", 8, 69, "error")],
+    # a reply hook that returns another module's template filled with the order found in the chat:
+    # a function returning a prompt constant filled is a builder, whatever its name
+    "orders/utils.py": [("PL001", 13, 40, "error")],
+    "orders/prompts.py": [],
     # a date from another module, formatted as a date: it changes once a day (info)
     "scripts/receptionist.py": [("PL001", 9, 86, "info")],
     "scripts/calendar_state.py": [],

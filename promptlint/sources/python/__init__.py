@@ -88,6 +88,8 @@ _HINTS = re.compile(
     r"|\([ \t]*[\"'](?:system|developer)[\"'][ \t]*,"
     r"|chain\.a?(?:run|predict|invoke|call|batch|stream)\(|from_chain\("
     r"|\bbackstory\s*=|^[ \t]*from[ \t]+crewai\b"
+    # `from .prompts import order_template` and `.format(...)` of it
+    r"|^[ \t]*from[ \t]+\S+[ \t]+import[ \t][^\n]*\w_?(?:prompt|template|instructions)\b"
     rf"|{files.WRITTEN_JINJA_PATH.pattern}",
     re.I | re.M)
 _PROMPT_CONSTANT = re.compile(r"^(?:\w*_)?(?:prompt|template|instructions)$", re.I)
@@ -541,6 +543,10 @@ def _named_prompt_candidates(module: cst.Module) -> bool:
             return True
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
+                if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar) and any(
+                        _PROMPT_CONSTANT.match((a.asname.name if a.asname else a.name).value)
+                        for a in small.names if isinstance((a.asname.name if a.asname else a.name), cst.Name)):
+                    return True  # `from .prompts import order_template`: a function here may fill it
                 targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
                     [small.target] if isinstance(small, (cst.AnnAssign, cst.AugAssign)) else []
                 if any(isinstance(t, cst.Name) and _PROMPT_CONSTANT.match(t.value) for t in targets):
@@ -767,7 +773,9 @@ class _Reader:
         # open("prompt.j2").read()`): a function using one builds a prompt
         instruction_names = {name for name, bindings in module.bindings.items()
                              if bindings[-1].kind == "assign" and (_PROMPT_CONSTANT.match(name) or _instructions(
-                                 self.file.text[bindings[-1].start:bindings[-1].end]))}
+                                 self.file.text[bindings[-1].start:bindings[-1].end]))
+                             # `from .prompts import order_template`: a prompt of another module
+                             or bindings[-1].kind == "import" and _PROMPT_CONSTANT.match(name)}
         for scope in flow.index.functions:
             candidates += self.builder(scope, build, instruction_names)
         candidates += self.local_prompts(build, {label for label, *_ in candidates})
@@ -910,7 +918,7 @@ class _Reader:
             value = flow.eval(ret.value, flow.frame_for(scope))
             reads = flow.reads - {name}
             if isinstance(value, StrV) and _has_words(value, MIN_FUNCTION_TEXT) and (
-                    named or _instructions(_literal(value))):
+                    named or _instructions(_literal(value)) or any(_PROMPT_CONSTANT.match(r) for r in reads)):
                 # a template returned unfilled (`return THINK_ABOUT_IT`): the caller fills its fields
                 sections = [Section(role, build.text(value, _unfilled_style(value)), self.span(ret.value))]
             elif isinstance(value, ListV) and is_message_list(value):
