@@ -75,6 +75,9 @@ EXPECTED = {
     # a function returning a prompt constant filled is a builder, whatever its name
     "orders/utils.py": [("PL001", 13, 40, "error")],
     "orders/prompts.py": [],
+    # MCP tools kept in a session mapping filled as each server connects (an empty default is only
+    # what the first request finds), flattened in that order into tools=
+    "threads/mcp_chat.py": [("PL002", 18, 42, "warning")],
     # a date from another module, formatted as a date: it changes once a day (info)
     "scripts/receptionist.py": [("PL001", 9, 86, "info")],
     "scripts/calendar_state.py": [],

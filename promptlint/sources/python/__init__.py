@@ -460,9 +460,11 @@ class _Collector:
         target = toollists.fills(node)
         if target is not None and self.loops:
             self.tool_lists.append((target, self.loops[-1], None, self.stack[-1]))
-        for arg in node.args:
-            if toollists.passed(arg):
-                self.tool_lists.append((arg.keyword.value, None, arg.value, self.stack[-1]))
+        if not might_send(node):  # a call we know reads its tools= itself
+            for arg in node.args:
+                if toollists.passed(arg) and not any(t[0] == arg.keyword.value and t[3] is self.stack[-1]
+                                                     for t in self.tool_lists):
+                    self.tool_lists.append((arg.keyword.value, None, arg.value, self.stack[-1]))
         func = node.func
         if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                 and (func.attr.value in ("append", "insert", "extend")

@@ -331,6 +331,9 @@ class Expressions:
             return ListV([left if isinstance(left, LoopV) else Spread(left, left.node)] + right.items, node)
         if isinstance(left, ListV):
             return ListV(left.items + [right if isinstance(right, LoopV) else Spread(right, None)], node)
+        if isinstance(left, LoopV) and isinstance(right, (Opaque, LoopV)) and not isinstance(left.body, StrV):
+            # `flatten([...]) + regular_tools`: the items of the loop, then the others
+            return ListV([left, right if isinstance(right, LoopV) else Spread(right, right.node)], node)
         return Opaque(self.src(node), strongest([self.verdict(left), self.verdict(right)]), node,
                       names=self.names_of(left) + self.names_of(right))
 

@@ -536,6 +536,10 @@ def method(flow, base, attr: str, node: cst.Call, frame):
     return None
 
 
+# names of mappings filled as servers connect (`mcp_tools`, `mcp_servers`, `connected_servers`)
+_CONNECTED = re.compile(r"(?:^|_)mcp(?:_|$)|(?:^|_)(?:connected|active)_(?:servers|tools|connections)(?:$|\b)", re.I)
+
+
 def opaque_method(flow, base: Opaque, attr: str, node, frame, positional):
     if attr == "strftime" and not base.clock and V.UNKNOWN < base.verdict.volatility <= V.DAY:
         # a date (`TODAY` of another module) formatted: it changes no more often than the date does
@@ -558,7 +562,18 @@ def opaque_method(flow, base: Opaque, attr: str, node, frame, positional):
     if attr == "get" and len(positional) == 2 and not base.path:
         # settings.get("metaprompt", DEFAULT_METAPROMPT): the default, unless the lookup says it changes
         looked_up = replace(base, label=flow.src(node), node=node, span=None, clock=None, samples=())
-        return flow.likeliest([looked_up, flow.eval(positional[1], frame)])
+        default = positional[1]
+        if isinstance(default, (cst.Dict, cst.List, cst.Set)) and not default.elements:
+            # session.get("mcp_tools", {}): an empty default is only what a first request finds
+            key = literal_text(flow.eval(positional[0], frame))
+            return replace(looked_up, names=(key,) if key else looked_up.names)
+        return flow.likeliest([looked_up, flow.eval(default, frame)])
+    if attr in ("items", "values", "keys") and not positional and _CONNECTED.search(" ".join((*base.names, base.label))):
+        # mcp_tools.items(): a mapping filled as each MCP server connects, in the order they answered
+        s, e = flow.span(node)
+        return replace(base, label=flow.src(node), node=node, span=None,
+                       order=f"{short(base.label)} is filled as each MCP server connects, in the order they answer",
+                       fix={"kind": "sorted_iteration", "span": (s, e)})
     if attr in _FILLS and not base.path:
         filled = _filled_unknown(flow, base, attr, node, frame, positional)
         if filled is not None:
