@@ -26,6 +26,21 @@ class Verdict:
     reason: str
 
 
+# What a verdict's reason starts with, or holds, when the value was read once
+# per process (a module evaluated at import) or comes from the command line:
+# the readers mark it, the rules say how often it changes in those words.
+AT_IMPORT = "computed once at import"
+COMMAND_LINE = Verdict(V.SESSION, "command-line arguments: fixed for one run of the program, new for the next")
+
+
+def read_at_import(reason: str | None) -> bool:
+    return AT_IMPORT in (reason or "")
+
+
+def from_command_line(reason: str | None) -> bool:
+    return COMMAND_LINE.reason in (reason or "")
+
+
 # Calls and filters whose result we know, whatever the names around them.
 CALLS: dict[str, Verdict] = {
     "now": Verdict(V.REQUEST, "calls now(): the current time changes every request"),
@@ -41,9 +56,8 @@ CALLS: dict[str, Verdict] = {
     "choice": Verdict(V.NONDETERMINISTIC, "random choice: differs between identical requests"),
     "randint": Verdict(V.NONDETERMINISTIC, "random number: differs between identical requests"),
     # what the user typed after the command: fixed for one run of a script, new for the next
-    "parse_args": Verdict(V.SESSION, "command-line arguments: fixed for one run of the program, new for the next"),
-    "parse_known_args": Verdict(V.SESSION, "command-line arguments: fixed for one run of the program, new for "
-                                           "the next"),
+    "parse_args": COMMAND_LINE,
+    "parse_known_args": COMMAND_LINE,
 }
 
 FILTERS: dict[str, Verdict] = {

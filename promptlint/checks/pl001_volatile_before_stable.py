@@ -15,6 +15,7 @@ from promptlint.checks.measure import (
     MIN_BREAKER_GAIN, SEVERITY_BY_CLASS, as_written, candidates, conversation_loss, monthly_cost,
     stable_tokens_after, widest_scope,
 )
+from promptlint.analysis.volatility import from_command_line, read_at_import
 from promptlint.ir import SlotKind, Volatility
 
 SCOPE_WORDS = {"global": "all users", "user": "one user's sessions", "session": "one session's requests"}
@@ -30,9 +31,9 @@ def changes(slot) -> str:
     """How often a slot changes, in words: a value computed once when a Python
     module is imported changes per process start, whatever its class; a
     command-line argument per run of the program."""
-    if "computed once at import" in (slot.reason or ""):
+    if read_at_import(slot.reason):
         return "per process start"
-    if "fixed for one run of the program" in (slot.reason or "") and slot.volatility is Volatility.SESSION:
+    if from_command_line(slot.reason) and slot.volatility is Volatility.SESSION:
         return "per run of the program"
     return CHANGES[slot.volatility]
 

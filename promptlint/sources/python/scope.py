@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from promptlint.analysis.volatility import Verdict
+from promptlint.analysis.volatility import AT_IMPORT, Verdict, from_command_line, read_at_import
 from promptlint.ir import Volatility as V
 
 INF = float("inf")
@@ -562,13 +562,13 @@ def at_import(verdict: Verdict) -> Verdict:
     run of a script or CLI agent, each worker start) and stays for all that
     process's requests: the period of a session, so it counts as one (a date
     keeps its day, a setting its release)."""
-    if "computed once at import" in verdict.reason:  # said already (a name read of such a value)
+    if read_at_import(verdict.reason):  # said already (a name read of such a value)
         return verdict
-    if verdict.volatility > V.SESSION or verdict.volatility is V.SESSION and "command-line" in verdict.reason:
-        return Verdict(V.SESSION, f"computed once at import: {verdict.reason}; it differs in every process "
+    if verdict.volatility > V.SESSION or verdict.volatility is V.SESSION and from_command_line(verdict.reason):
+        return Verdict(V.SESSION, f"{AT_IMPORT}: {verdict.reason}; it differs in every process "
                                   "(each run of a script, each worker start) and stays for its requests")
     if verdict.volatility > V.DAY:
-        return Verdict(V.DEPLOY, f"computed once at import: {verdict.reason}; fixed until the process restarts")
+        return Verdict(V.DEPLOY, f"{AT_IMPORT}: {verdict.reason}; fixed until the process restarts")
     return verdict
 
 

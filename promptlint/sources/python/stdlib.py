@@ -24,7 +24,10 @@ from dataclasses import replace
 
 import libcst as cst
 
-from promptlint.analysis.volatility import DEFAULT, Verdict, classify_call, no_evidence, strftime_precision
+from promptlint.analysis.volatility import (
+    AT_IMPORT, COMMAND_LINE, DEFAULT, Verdict, classify_call, from_command_line, no_evidence, read_at_import,
+    strftime_precision,
+)
 from promptlint.ir import Volatility
 from promptlint.sources.python import files, lcel
 from promptlint.sources.python.scope import at_import
@@ -341,8 +344,7 @@ def builtin(flow, name: str, node, frame, positional, keywords, span):
 
 def attribute(flow, qual: str, node, frame):
     if qual == "sys.argv":  # what the user typed after the command: a script's request
-        return Opaque(flow.src(node), Verdict(V.SESSION, "a command-line argument: fixed for one run of the "
-                                                         "program, new for the next"), node, names=("argv",))
+        return Opaque(flow.src(node), COMMAND_LINE, node, names=("argv",))
     if qual in ("os.environ",):
         return Opaque(flow.src(node), Verdict(V.DEPLOY, "read from the environment: fixed per deployment"), node,
                       qual=qual)
@@ -368,7 +370,7 @@ def value_attribute(flow, base: Opaque, attr: str, node, frame):
     dotted = _dotted_name(node)
     fixed = not no_evidence(base.verdict) and base.verdict.volatility <= V.DEPLOY
     # an option of the command line (`args.company`) is what the user typed for this run, whatever its name
-    typed = "command-line arguments" in base.verdict.reason and not flow.ctx.variables.configured(strip_self(dotted or ""))
+    typed = from_command_line(base.verdict.reason) and not flow.ctx.variables.configured(strip_self(dotted or ""))
     if dotted and not typed and not (fixed and not flow.ctx.variables.configured(strip_self(dotted))):
         verdict = flow.ctx.variables.resolve(strip_self(dotted))
         if not no_evidence(verdict):
@@ -735,7 +737,7 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
     if known is not None:
         verdict = _live(flow, frame, known, node)
     elif frame.import_time:
-        verdict = Verdict(V.DEPLOY, f"computed once at import by {short(flow.src(node))}: fixed until the "
+        verdict = Verdict(V.DEPLOY, f"{AT_IMPORT} by {short(flow.src(node))}: fixed until the "
                                     "process restarts")
     elif _READS_FILE.fullmatch(last):
         # U.load_text(f"{package_path}/primitives/{name}.js"): a file of the deployment, unless
@@ -986,7 +988,7 @@ def _lc_style(fmt: str | None) -> str | None:
 def clock_format(flow, base: Opaque, fmt: str | None, node) -> Opaque:
     """A clock formatted with `fmt`: the format decides how often the text changes."""
     verdict = base.verdict
-    imported = "computed once at import" in verdict.reason  # the clock was read then: so is its text
+    imported = read_at_import(verdict.reason)  # the clock was read then: so is its text
     if fmt is not None and base.clock == "date" and verdict.volatility > V.DAY:
         verdict = Verdict(V.DAY, f"formats the current date to {fmt!r}: changes once a day")
     elif fmt is not None and (verdict.volatility == V.REQUEST or imported):
