@@ -71,10 +71,22 @@ EXPECTED = {
     "threads/photo_items.py": [("PL001", 19, 56, "error")],
     # CrewAI fills {query} in the agent's texts and the task's description from kickoff(inputs=...)
     "pipelines/crew_query.py": [("PL001", 8, 69, "error")],
+    # a fact store passed in, with a fallback for an empty one: the facts enter at their field, ahead of
+    # the fixed output rules
+    "memory/fact_merge.py": [("PL001", 7, 1, "error")],
+    # the project's own template class given (role, text) pairs, as from_messages is
+    "evals/choice_template.py": [("PL008", 6, 57, "info"), ("PL001", 8, 1, "error")],
+    # a loop over a dataset that writes one request per row: each row's question differs per request
+    # (also at module level, where values read at import would otherwise be fixed per process)
+    "evals/batch_judge.py": [("PL001", 5, 1, "error")],
+    # a computer-use agent's parsed screen, named for what it is, ahead of the fixed action rules
+    "agents/screen_agent.py": [("PL001", 17, 85, "error")],
     # a reply hook that returns another module's template filled with the order found in the chat:
     # a function returning a prompt constant filled is a builder, whatever its name
     "orders/utils.py": [("PL001", 13, 40, "error")],
-    "orders/prompts.py": [],
+    # the template alone: a text that addresses a model, named a template, is read even in a module that
+    # talks to no model; {order} has no evidence of its own (info)
+    "orders/prompts.py": [("PL008", 3, 80, "info")],
     # MCP tools kept in a session mapping filled as each server connects (an empty default is only
     # what the first request finds), flattened in that order into tools=
     "threads/mcp_chat.py": [("PL002", 18, 42, "warning")],
@@ -265,7 +277,9 @@ EXPECTED = {
     "storyapp/app.py": [("PL001", 10, 23, "error"), ("PL001", 10, 44, "error"), ("PL001", 10, 59, "error")],
     # a method that hands its parameter to the model call: what callers pass it is the prompt
     "react/completion.py": [("PL008", 15, 46, "info"), ("PL001", 15, 74, "error")],
-    "react/prompts.py": [],
+    # a module named for its prompts: its constants that read as instructions are prompts, whatever
+    # their names (`REACT`), and are reported where they are written
+    "react/prompts.py": [("PL001", 1, 18, "error"), ("PL008", 3, 1, "info")],
     # text another module's helper returns, with a clock: reported where it enters the f-string
     "coder/system.py": [("PL001", 7, 4, "error")],
     "coder/clock.py": [],

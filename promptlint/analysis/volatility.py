@@ -33,6 +33,18 @@ AT_IMPORT = "computed once at import"
 COMMAND_LINE = Verdict(V.SESSION, "command-line arguments: fixed for one run of the program, new for the next")
 
 
+# A prompt sent inside a loop over data (a dataset, rows from a file): each item is a request of its own.
+PER_ITEM = "one request per item"
+
+
+def per_item(label: str) -> Verdict:
+    return Verdict(V.REQUEST, f"{PER_ITEM} of {label}: the prompt is sent inside the loop over it")
+
+
+def sent_per_item(reason: str | None) -> bool:
+    return PER_ITEM in (reason or "")
+
+
 def read_at_import(reason: str | None) -> bool:
     return AT_IMPORT in (reason or "")
 
@@ -153,6 +165,8 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           r".*(documents?|context|chunks?|passages?|snippets?|results?|retrieved|sources?|citations?|attachments?|images?|(?<!pro)files?|pages?|articles?|tickets?|email_body|body|content|text|(?<!tool_)(?<!function_)(?<!schema_)(?<!config_)(?<!settings_)(?<!meta)data|payload|observations?|outputs?|hits|matches|records|rows)",
           # `docs` are retrieved documents; `command_docs`, `api_docs` are reference text
           r"((retrieved|relevant|context|search|source|input|user|top|ranked|selected|matched|related|similar)_)?docs?",
+          # facts extracted or recalled for this request (`existing_facts`, `relevant_facts`)
+          r"(.+_)?facts",
           r"(.+_)?context_(above|below|before|after|text|str)", r"(git_|pr_|pull_request_|code_|file_)?(diff|patch)(es)?(_content|_text|_str)?",
           # what this run produced or is looking at: code, errors, logs, the editor's selection
           r"(source_)?code", r"(error|errors|exception|traceback|stack_?trace|logs?|stderr|stdout)(_.+)?",
@@ -171,6 +185,8 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           r"(.+_)?html(_content|_code|_text|_source|_snippet)?",
           # the page a browsing agent is looking at
           r"viewport(_.+)?", r"(ax|accessibility)_?tree(_.+)?", r"dom(_tree|_state|_snapshot)?",
+          # and the screen a computer-use agent is looking at (`screen_info`, `parsed_screen`)
+          r"(current_|parsed_)?screen(_info|_state|_content|_text|_elements|_description|_parse|_layout)?",
           # a name that says it is the value now
           r"(current|cur|curr|this)_.+",
           r"(remaining|left|used)_.*", r".*_(remaining|left|count|counter|budget)", r"(current_)?(turn|step)(_.*)?",

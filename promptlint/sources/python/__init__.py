@@ -120,6 +120,8 @@ MAX_KEYED_DEPTH = 3  # levels of dicts inside a dict of prompts that are read as
 _PROMPT_COLLECTION = re.compile(r"^(?:\w*_)?(?:prompts|templates|instructions)$", re.I)
 _PROMPT_IN_NAME = re.compile(r"prompt|template|instruction", re.I)
 _TEMPLATE_COLLECTION = re.compile(r"^(?:\w*_)?templates$", re.I)
+# a module whose path says it holds prompts: `prompts.py`, `agent_prompts.py`, `prompts/qa/multiple_choice.py`
+_PROMPT_MODULE = re.compile(r"(?:^|[/\\_])(?:prompts?|prompt_templates?)(?:\.py$|[/\\])")
 _TEMPLATE_ONLY = re.compile(r"^(?:\w*_)?template$", re.I)
 _PROMPT_WORDS = re.compile(r"prompt|instruction|system|user|human|assistant|chat|message|agent|llm|query|rag", re.I)
 _LLM_IMPORTS = re.compile(
@@ -594,10 +596,10 @@ class _Reader:
             flow.reads = set()
             result = site(flow, call, flow.frame_for(scope))
             if result is not None:  # what a call that sends nothing we read evaluated stays a prompt of its own
-                consumed |= flow.reads
                 sections, model, _, written = result
                 flow.used.add(id(call))
                 if written or _has_text(sections):  # a wrapper passing its caller's messages through: no prompt
+                    consumed |= flow.reads
                     self.add(call, scope, sections, model)
                     continue
             if not scope.is_module:  # a function that only passes its parameter on: its callers give the text
@@ -755,16 +757,19 @@ class _Reader:
                                     for info in flow.index.classes.values() if info.scope is not None]
         for holder, prefix in holders:
             for name, bindings in holder.bindings.items():
-                if _TEMPLATE_ONLY.match(name) and not talks_to_a_model and not _PROMPT_WORDS.search(name):
-                    continue
+                # `ROW_TEMPLATE` in a module that talks to no model is a prompt only when its text addresses one
+                unsure = _TEMPLATE_ONLY.match(name) and not talks_to_a_model and not _PROMPT_WORDS.search(name)
                 last = bindings[-1]
-                leading = _PROMPT_LEADING.match(name) is not None
+                # in a module of prompts (`prompts.py`, `templates/qa.py`) any name may hold one
+                leading = _PROMPT_LEADING.match(name) is not None or (
+                    not prefix and _PROMPT_MODULE.search(self.file.display_path.replace("\\", "/")) is not None)
                 if (last.kind == "aug" or last.kind == "assign" and isinstance(last.target, cst.Name)) \
                         and (_PROMPT_CONSTANT.match(name) or leading):
                     flow.reads = set()
                     value = flow.lookup(name, float("inf"), flow.frame_for(holder))
                     reads = flow.reads - {name}
-                    if isinstance(value, StrV) and _has_words(value) and (not leading or _reads_as_prompt(value)):
+                    if isinstance(value, StrV) and _has_words(value) and (not leading or _reads_as_prompt(value)) \
+                            and (not unsure or _instructions(_literal(value))):
                         role = self.named_role(name)
                         span = Span(self.file, last.start, last.end)
                         candidates.append((prefix + name, reads, span, [Section(role, build.text(value, "auto"),

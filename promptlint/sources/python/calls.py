@@ -330,6 +330,30 @@ def is_message_list(value) -> bool:
     return True
 
 
+_TEMPLATE_KEYWORDS = ("template", "templates", "messages", "message_templates", "prompt", "prompts")
+
+
+def _role_tuple_template(call: cst.Call):
+    """The argument of a call that is a literal list of (role, text) pairs, the text
+    written here (`("system", "You are ...")`): a message template whatever the class.
+    A pair's role must be a message role and at least one text a string literal, so
+    a list of (key, value) settings does not qualify."""
+    for arg in call.args:
+        if arg.star or arg.keyword is not None and arg.keyword.value not in _TEMPLATE_KEYWORDS:
+            continue
+        value = arg.value
+        if not isinstance(value, cst.List) or not value.elements:
+            continue
+        pairs = [el.value for el in value.elements]
+        if all(isinstance(p, cst.Tuple) and len(p.elements) == 2
+               and isinstance(p.elements[0].value, cst.SimpleString)
+               and p.elements[0].value.evaluated_value.lower() in LC_ROLES for p in pairs) and any(
+                isinstance(p.elements[1].value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+                for p in pairs):
+            return value
+    return None
+
+
 # A client method that takes the messages first: AutoGen create(), smolagents generate(), LlamaIndex chat()
 _CLIENT_CREATE = ("create", "create_stream", "generate", "agenerate", "generate_stream", "chat", "achat",
                   "stream_chat", "astream_chat")
@@ -361,6 +385,8 @@ def might_send(call: cst.Call) -> bool:
         return True
     if last in ("from_messages", "ChatPromptTemplate", "SystemMessage", "HumanMessage", "AIMessage",
                 "MessagesPlaceholder") or last == "PromptTemplate" and "template" in keywords:
+        return True
+    if _role_tuple_template(call) is not None:
         return True
     if last == "from_template" and len(chain) >= 2 and chain[-2].endswith("PromptTemplate"):
         return True
@@ -438,6 +464,11 @@ def site(flow, call: cst.Call, frame):
         every = "message_templates" in keywords or lcel.LLAMA_INDEX.search(flow.file.text) is not None
         sections += build.messages(ev(node), node, template="all" if every else True, style=style)
         kind = "langchain"
+    elif (node := _role_tuple_template(call)) is not None:
+        # a project's own template class given (role, text) pairs, as LangChain's from_messages is:
+        # `MessageTemplate(template=[("system", "..."), ("user", "... {question} ...")])`
+        sections += build.messages(ev(node), node, template=True, style=template_format(flow, keywords, frame))
+        kind = "template"
     elif last == "from_template" and len(chain) >= 2 and chain[-2].endswith("PromptTemplate"):
         owner = chain[-2]
         style = template_format(flow, keywords, frame)

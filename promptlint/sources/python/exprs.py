@@ -14,7 +14,7 @@ import re
 import libcst as cst
 
 from promptlint.analysis.conversation import names_history
-from promptlint.analysis.volatility import DEFAULT, Verdict, no_evidence
+from promptlint.analysis.volatility import DEFAULT, Verdict, no_evidence, sent_per_item
 from promptlint.ir import Slot, SlotKind, Volatility
 from promptlint.sources.python import files, lcel
 from promptlint.sources.python.scope import INF, Binding, Frame, Scope, _dotted_name, last_name
@@ -207,6 +207,11 @@ class Expressions:
                 if no_evidence(verdict) or not no_evidence(base.verdict) and base.verdict.volatility <= \
                         Volatility.DEPLOY and not self.ctx.variables.configured(name):
                     verdict = base.verdict  # a field of data fixed per release (`demo["question"]` of saved demos)
+                # `rows[i]`, `row["question"]` in a loop that sends one request per row
+                item = next((v.verdict for v in (key, base) if isinstance(v, Opaque) and sent_per_item(
+                    v.verdict.reason)), None)
+                if item is not None and verdict.volatility <= Volatility.REQUEST:
+                    verdict = item
                 return Opaque(self.src(node), verdict, node, names=(name,) if name else base.names,
                               kind="name" if name else "expr", clock=base.clock)
         return self.opaque(node, frame, self.verdict(base))

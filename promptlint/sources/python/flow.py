@@ -51,7 +51,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from promptlint.analysis.volatility import Verdict
+from promptlint.analysis.volatility import Verdict, per_item
 from promptlint.ir import SourceFile, Span, Volatility
 from promptlint.sources.base import SourceContext
 from promptlint.sources.python.exprs import MAX_DEPTH, Expressions
@@ -69,6 +69,12 @@ from promptlint.sources.python.values import (
 )
 
 V = Volatility
+
+
+def _fixed_range(node) -> bool:
+    """`range(3)`: a retry or a fixed count, not an index into data."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "range" \
+        and all(isinstance(a.value, cst.Integer) for a in node.args)
 # PEP 8's constant names: TOOL_CLICK, _DEFAULT_TIMEOUT (two characters at least, no lower case)
 _CONSTANT = re.compile(r"^_*[A-Z][A-Z0-9_]+$")
 MAX_STEPS = 200_000  # expression evaluations per file
@@ -660,7 +666,8 @@ class Flow(Loops, Expressions, ToIR):
         if b.kind == "for":
             iterable = self.eval(b.value, frame)
             item = self.item_of(iterable, b.value)
-            return self.element(item, b.path, b.name, b.target) if b.path else item
+            value = self.element(item, b.path, b.name, b.target) if b.path else item
+            return self.per_item(b, iterable, value, at)
         if b.kind == "import":
             return Opaque(b.name, self.unresolved(b.name), None, names=(b.name,), kind="name", qual=b.qual)
         if b.kind == "with":
@@ -672,6 +679,20 @@ class Flow(Loops, Expressions, ToIR):
             return ClassV(self.index.classes[id(b.node)])
         verdict = self.ctx.variables.resolve(b.name)
         return Opaque(b.name, verdict, None, names=(b.name,), kind="name")
+
+    def per_item(self, b: Binding, iterable, value, at: float):
+        """A loop variable read inside its loop's body, outside any loop we
+        unroll into one prompt: the prompt built there is sent once per item,
+        so an item of data the code does not write out (rows of a dataset, a
+        file's records) differs from one request to the next. Items of a
+        literal list are a few fixed variants; a counter stays a counter."""
+        if not isinstance(value, Opaque) or value.verdict.volatility >= V.REQUEST \
+                or self.known_items(iterable) is not None or isinstance(iterable, (SetV, DictV)):
+            return value
+        body_start, end = self.span(b.node.body)
+        if not body_start <= at < end or value.label == "a counter" or _fixed_range(b.value):
+            return value
+        return replace(value, verdict=per_item(short(self.src(b.value))))
 
     def _augment(self, b: Binding, frame: Frame):
         before = self.lookup(b.name, b.start, frame, carried=False)

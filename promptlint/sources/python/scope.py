@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from promptlint.analysis.volatility import AT_IMPORT, Verdict, from_command_line, read_at_import
+from promptlint.analysis.volatility import AT_IMPORT, Verdict, from_command_line, read_at_import, sent_per_item
 from promptlint.ir import Volatility as V
 
 INF = float("inf")
@@ -562,8 +562,8 @@ def at_import(verdict: Verdict) -> Verdict:
     run of a script or CLI agent, each worker start) and stays for all that
     process's requests: the period of a session, so it counts as one (a date
     keeps its day, a setting its release)."""
-    if read_at_import(verdict.reason):  # said already (a name read of such a value)
-        return verdict
+    if read_at_import(verdict.reason) or sent_per_item(verdict.reason):
+        return verdict  # said already (a name read of such a value); a loop at import sends one request per item
     if verdict.volatility > V.SESSION or verdict.volatility is V.SESSION and from_command_line(verdict.reason):
         return Verdict(V.SESSION, f"{AT_IMPORT}: {verdict.reason}; it differs in every process "
                                   "(each run of a script, each worker start) and stays for its requests")

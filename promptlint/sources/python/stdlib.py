@@ -26,6 +26,7 @@ import libcst as cst
 
 from promptlint.analysis.volatility import (
     AT_IMPORT, COMMAND_LINE, DEFAULT, Verdict, classify_call, from_command_line, no_evidence, read_at_import,
+    sent_per_item,
     strftime_precision,
 )
 from promptlint.ir import Volatility
@@ -371,6 +372,8 @@ def value_attribute(flow, base: Opaque, attr: str, node, frame):
     fixed = not no_evidence(base.verdict) and base.verdict.volatility <= V.DEPLOY
     # an option of the command line (`args.company`) is what the user typed for this run, whatever its name
     typed = from_command_line(base.verdict.reason) and not flow.ctx.variables.configured(strip_self(dotted or ""))
+    # a field of a row in a loop that sends one request per row (`row.question`) is that row's
+    typed = typed or sent_per_item(base.verdict.reason) and not flow.ctx.variables.configured(strip_self(dotted or ""))
     if dotted and not typed and not (fixed and not flow.ctx.variables.configured(strip_self(dotted))):
         verdict = flow.ctx.variables.resolve(strip_self(dotted))
         if not no_evidence(verdict):

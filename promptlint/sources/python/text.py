@@ -246,10 +246,19 @@ def _passes_through(argument) -> bool:
     """`request=request`, `question=state.question`: the argument only
     names a value computed elsewhere, so it enters the prompt at the field
     it fills (the text a fix moves); an argument that computes the value
-    (`now=datetime.now()`, `docs="\\n".join(chunks)`) is where it enters."""
-    while isinstance(argument, cst.Attribute):
-        argument = argument.value
+    (`now=datetime.now()`, `docs="\\n".join(chunks)`) is where it enters.
+    A fallback for when it is empty (`facts or "[]"`) still only names it."""
+    while isinstance(argument, cst.BooleanOperation) and isinstance(argument.operator, cst.Or) \
+            and isinstance(argument.right, (cst.SimpleString, cst.List, cst.Dict, cst.Name, cst.Integer)):
+        argument = argument.left
+    while isinstance(argument, cst.Attribute) or isinstance(argument, cst.Subscript) and _field_key(argument):
+        argument = argument.value  # `state.question`, `row["question"]`: a field read, not a computation
     return isinstance(argument, cst.Name)
+
+
+def _field_key(node: cst.Subscript) -> bool:
+    return len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) \
+        and isinstance(node.slice[0].slice.value, (cst.SimpleString, cst.Integer))
 
 
 def _in_file(flow, node) -> bool:
