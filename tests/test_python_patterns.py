@@ -81,6 +81,12 @@ EXPECTED = {
     "evals/batch_judge.py": [("PL001", 5, 1, "error")],
     # a computer-use agent's parsed screen, named for what it is, ahead of the fixed action rules
     "agents/screen_agent.py": [("PL001", 17, 85, "error")],
+    # one of two prompts chosen per question: inside the chosen one, the question sits ahead of that
+    # prompt's fixed rules (each branch is cached apart)
+    "agents/plot_or_table.py": [("PL001", 17, 120, "error")],
+    # a game state described by if/else arms on the latest observation, a table entry chosen by the
+    # last action and the score: the helper's text enters at its call in the system prompt
+    "agents/fighter.py": [("PL001", 30, 2, "error")],
     # a reply hook that returns another module's template filled with the order found in the chat:
     # a function returning a prompt constant filled is a builder, whatever its name
     "orders/utils.py": [("PL001", 13, 40, "error")],

@@ -191,6 +191,8 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           r"(current|cur|curr|this)_.+",
           r"(remaining|left|used)_.*", r".*_(remaining|left|count|counter|budget)", r"(current_)?(turn|step)(_.*)?",
           r"weather", r"news",
+          # what a learning agent scored on this step
+          r"(last_|current_|step_|episode_|total_)?rewards?",
           # what a model or the app under test said this turn
           r"(.+_)?(reply|replies|response|responses|answer|answers|completion|generation|prediction)"),
     _rule(V.USER, "a per-user value",

@@ -99,9 +99,10 @@ SUFFIX_BUDGET = 2_000_000
 class _Suffixes:
     """The stable pieces of a render at one scope, concatenated, with where each starts."""
 
-    def __init__(self, analysis, scope: Scope):
+    def __init__(self, analysis, scope: Scope, variant: Slot | None = None):
         render = analysis.reference
-        vary = lambda s: scope.varies(s.volatility)  # noqa: E731
+        # within one `variant` (a branch chosen per request), its own choice does not vary
+        vary = lambda s: s is not variant and scope.varies(s.volatility)  # noqa: E731
         self.slot_ends: dict[int, int] = {}
         chunks, self.piece_starts, self.offsets = [], [], []
         length = 0
@@ -133,6 +134,20 @@ class _Suffixes:
         head_end = self._starts[i] if i < len(self._starts) else len(self.text)
         head = len(tokenizer.encode(self.text[offset:head_end])) if head_end > offset else 0
         return head + len(self._starts) - i
+
+
+def tokens_after_in_variant(analysis, slot: Slot, scope: Scope, variant: Slot) -> int:
+    """`tokens_after` counted within one variant of a prompt: the stable text
+    after `slot` when `variant` (a conditional around it, chosen per request)
+    is held to the branch the reference render takes."""
+    suffixes = _Suffixes(analysis, scope, variant)
+    after = suffixes.slot_ends.get(id(slot))
+    if after is None:
+        return 0
+    start = bisect.bisect_left(suffixes.piece_starts, after)
+    if start >= len(suffixes.piece_starts):
+        return 0
+    return suffixes.count_from(suffixes.offsets[start], get_tokenizer(analysis.tokenizer))
 
 
 def _suffixes(analysis, scope: Scope) -> _Suffixes:

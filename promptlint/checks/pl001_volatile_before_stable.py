@@ -13,7 +13,7 @@ from promptlint.checks.precision import precision_edits
 from promptlint.checks.source_fixes import describe, source_edits
 from promptlint.checks.measure import (
     MIN_BREAKER_GAIN, SEVERITY_BY_CLASS, as_written, candidates, conversation_loss, monthly_cost,
-    stable_tokens_after, widest_scope,
+    stable_tokens_after, tokens_after_in_variant, widest_scope,
 )
 from promptlint.analysis.volatility import from_command_line, read_at_import
 from promptlint.ir import SlotKind, Volatility
@@ -79,14 +79,29 @@ def reports(ctx: CheckContext, slot) -> bool:
                             conversation_loss(ctx, slot))
 
 
+def _breakers(ctx: CheckContext, parts, variant=None) -> Iterator:
+    """The candidates, and inside a branch chosen per request that has too
+    little stable text after it to report (`prompt = plot_prompt(q) if
+    wants_plot else table_prompt(q)` as the message's end), the values in
+    the branch: each branch is a variant of its own, cached apart, so what
+    changes inside it breaks the cache of the branch's own text."""
+    for slot in candidates(parts):
+        yield slot, variant
+        if slot.kind is SlotKind.CONDITIONAL and variant is None and not reports(ctx, slot):
+            for inner, _ in _breakers(ctx, slot.children + slot.else_children, slot):
+                yield inner, slot
+
+
 def check(ctx: CheckContext) -> Iterator[Finding]:
     for section in ctx.template.sections:
-        for slot in candidates(section.parts):
+        for slot, variant in _breakers(ctx, section.parts):
             if slot.span is None or pl002.owns(ctx, slot) or pl006.owns(ctx, slot):
                 continue  # the specific rule reports it, with the specific fix
             scope = widest_scope(slot.volatility)
-            tokens = stable_tokens_after(ctx, slot, scope)
-            turn = conversation_loss(ctx, slot)
+            if variant is None:
+                tokens, turn = stable_tokens_after(ctx, slot, scope), conversation_loss(ctx, slot)
+            else:
+                tokens, turn = tokens_after_in_variant(ctx.primary, slot, scope, variant), None
             if not _worth_reporting(tokens, turn):
                 continue
             usd, model = monthly_cost(ctx, tokens, scope)

@@ -123,7 +123,8 @@ class Expressions:
             # holds changes per turn, and what it held before stays its prefix, as a history does
             verdict = Verdict(Volatility.SESSION, f"the conversation history the object keeps, as its "
                                                   f"name says ({verdict.reason})")
-        return Opaque(f"self.{attr}", Verdict(verdict.volatility, f"self.{attr} is assigned again in {method}() "
+        how = "grows in" if attr in info.grown else "is assigned again in"
+        return Opaque(f"self.{attr}", Verdict(verdict.volatility, f"self.{attr} {how} {method}() "
                                                                  f"(line {line}): {verdict.reason}"),
                       None, names=(attr,), kind="name")
 
@@ -214,6 +215,11 @@ class Expressions:
                     verdict = item
                 return Opaque(self.src(node), verdict, node, names=(name,) if name else base.names,
                               kind="name" if name else "expr", clock=base.clock)
+            if isinstance(base, (DictV, ListV)) and isinstance(key, Opaque) \
+                    and key.verdict.volatility > max(Volatility.DEPLOY, self.verdict(base).volatility):
+                # `MOVES[last_action]`: a fixed table, an entry chosen by a value that changes
+                reason = f"an entry of {short(self.src(node.value))} chosen by {short(key.label)}: {key.verdict.reason}"
+                return Opaque(self.src(node), Verdict(key.verdict.volatility, reason), node, names=key.names)
         return self.opaque(node, frame, self.verdict(base))
 
     def latest_turn(self, base: Opaque, index, node) -> Opaque | None:

@@ -52,7 +52,7 @@ from dataclasses import replace
 import libcst as cst
 
 from promptlint.analysis.volatility import Verdict, per_item
-from promptlint.ir import SourceFile, Span, Volatility
+from promptlint.ir import Slot, SlotKind, SourceFile, Span, Volatility
 from promptlint.sources.base import SourceContext
 from promptlint.sources.python.exprs import MAX_DEPTH, Expressions
 from promptlint.sources.python.ir import ToIR
@@ -148,6 +148,7 @@ class Flow(Loops, Expressions, ToIR):
         self._active_bindings: set[tuple[int, int]] = set()
         self._returns: dict[int, tuple] = {}
         self._over_steps = False
+        self.site_at: int | None = None  # where the prompt being read is sent (a call, a message list)
         self._mutating: set[int] = set()  # ids of list bindings whose growth is being read
         self._setting: set[tuple[str, int]] = set()  # (parameter, frame) whose assigned keys are being read
         self._spreads: dict[tuple[int, str], bool] = {}  # (scope, name): the function spreads name as **name
@@ -437,8 +438,40 @@ class Flow(Loops, Expressions, ToIR):
                 before = self.before_chain(name, chain, frame, at)
                 if before is not None:
                     candidates.append(before)
-            value = self.worst_case(candidates)
+            value = self.chosen(chain, frame, self.worst_case(candidates), candidates)
         return value
+
+    def chosen(self, chain, frame: Frame, worst, candidates: list):
+        """Texts the arms of an `if` build, chosen by a test that changes more
+        often than per release (`if distance > 0.1: text += "Move closer"`):
+        where they part, a conditional of that test, the worst case rendered
+        and another arm as its alternative, so that the choice itself counts
+        as a change ahead of the text after it."""
+        if len(candidates) < 2 or not all(isinstance(c, StrV) for c in candidates) or not chain.tests:
+            return worst
+        verdict = strongest([self.verdict(self.eval(t, frame)) for t in chain.tests])
+        if verdict.volatility <= V.DAY:
+            return worst
+        other = next((c for c in candidates if c is not worst), None)
+        if other is None:
+            return worst
+        shared = 0
+        for a, b in zip(worst.segs, other.segs):
+            same = a is b or isinstance(a, Lit) and isinstance(b, Lit) and a.text == b.text \
+                and a.offsets[:1] == b.offsets[:1]
+            if not same:
+                break
+            shared += 1
+        tails = worst.segs[shared:] + other.segs[shared:]
+        if not tails or any(isinstance(seg, Slot) and seg.volatility >= verdict.volatility for seg in tails):
+            return worst  # `if docs: text += f"{docs}"`: the value the arm shows says it already
+        test = chain.tests[0]
+        label = short(self.src(test))
+        slot = Slot(f"if {label}", SlotKind.CONDITIONAL, verdict.volatility, f"chooses on {label}: {verdict.reason}",
+                    self.file_span(*self.span(test)), names=self.names_of(self.eval(test, frame)),
+                    children=self.parts(StrV(worst.segs[shared:], worst.node)),
+                    else_children=self.parts(StrV(other.segs[shared:], other.node)))
+        return StrV(worst.segs[:shared] + [slot], worst.node)
 
     def before_chain(self, name: str, chain, frame: Frame, at: float):
         """The value `name` has as an `if` chain starts: its binding before the
@@ -449,6 +482,22 @@ class Flow(Loops, Expressions, ToIR):
         if name in frame.scope.params:
             return frame.bound[name] if name in frame.bound else self.parameter(name, frame)
         return None
+
+    def arm_start(self, b: Binding, frame: Frame) -> float:
+        """Where to read the value a binding inside an `if` arm builds on: its
+        own start, unless the binding before it sits in another arm of the same
+        chain (`else: text += "close"` does not follow `if: text += "far"`),
+        then the start of that chain."""
+        at: float = b.start
+        mine = dict(b.arms)
+        while (prev := frame.scope.last(b.name, at)) is not None:
+            sibling = next((chain_id for chain_id, arm in prev.arms if chain_id in mine and mine[chain_id] != arm),
+                           None)
+            chain = self.index.branches.get(sibling) if sibling is not None else None
+            if chain is None:
+                break
+            at = chain.start
+        return at
 
     def taken_arm(self, chain, frame: Frame) -> int | None:
         """The arm of an `if`/`elif`/`else` chain the code fixes (each test up to
@@ -681,8 +730,9 @@ class Flow(Loops, Expressions, ToIR):
         return Opaque(b.name, verdict, None, names=(b.name,), kind="name")
 
     def per_item(self, b: Binding, iterable, value, at: float):
-        """A loop variable read inside its loop's body, outside any loop we
-        unroll into one prompt: the prompt built there is sent once per item,
+        """A loop variable read inside its loop's body, where the prompt being
+        read is sent (`site_at`), outside any loop we unroll into one prompt:
+        the prompt built there is sent once per item,
         so an item of data the code does not write out (rows of a dataset, a
         file's records) differs from one request to the next. Items of a
         literal list are a few fixed variants; a counter stays a counter."""
@@ -690,12 +740,13 @@ class Flow(Loops, Expressions, ToIR):
                 or self.known_items(iterable) is not None or isinstance(iterable, (SetV, DictV)):
             return value
         body_start, end = self.span(b.node.body)
-        if not body_start <= at < end or value.label == "a counter" or _fixed_range(b.value):
+        if self.site_at is None or not body_start <= self.site_at < end or not body_start <= at < end \
+                or value.label == "a counter" or _fixed_range(b.value):
             return value
         return replace(value, verdict=per_item(short(self.src(b.value))))
 
     def _augment(self, b: Binding, frame: Frame):
-        before = self.lookup(b.name, b.start, frame, carried=False)
+        before = self.lookup(b.name, self.arm_start(b, frame), frame, carried=False)
         if isinstance(b.node.operator, cst.AddAssign):
             rhs = self.in_loop(b.value, b.loop, frame) if b.loop is not None else self.eval(b.value, frame)
             return self.add(before, rhs, b.node)

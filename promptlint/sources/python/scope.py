@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from promptlint.analysis.conversation import names_history
 from promptlint.analysis.volatility import AT_IMPORT, Verdict, from_command_line, read_at_import, sent_per_item
 from promptlint.ir import Volatility as V
 
@@ -129,6 +130,7 @@ class ClassInfo:
     # self.x assigned in a method other than __init__ (`self.current_page = link` in navigate()):
     # attribute -> [(the method's scope, the value or the augmented assignment)]
     reassigned: dict[str, list[tuple[Scope, cst.CSTNode]]] = field(default_factory=dict)
+    grown: set[str] = field(default_factory=set)  # of those, the ones a method appends to
 
 
 class Index:
@@ -367,7 +369,18 @@ class Index:
                 self.at_import.add(name)
 
     def _reassigned(self, small, scope: Scope) -> None:
-        """`self.x = value` / `self.x += value` in a method other than __init__."""
+        """`self.x = value` / `self.x += value` in a method other than __init__,
+        and `self.x.append(value)` of a value the method is given (an object's
+        log of observations: its latest item is this step's)."""
+        call = small.value if isinstance(small, cst.Expr) else None
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
+                and call.func.attr.value in ("append", "insert") and call.args \
+                and isinstance(call.func.value, cst.Attribute) and isinstance(call.func.value.value, cst.Name) \
+                and call.func.value.value.value == "self" and not names_history((call.func.value.attr.value,)) \
+                and isinstance(call.args[-1].value, (cst.Name, cst.Attribute, cst.Subscript)):
+            scope.cls.reassigned.setdefault(call.func.value.attr.value, []).append((scope, call.args[-1].value))
+            scope.cls.grown.add(call.func.value.attr.value)
+            return
         if isinstance(small, cst.Assign):
             targets, value = [t.target for t in small.targets], small.value
         elif isinstance(small, (cst.AnnAssign, cst.AugAssign)) and small.value is not None:
