@@ -87,6 +87,9 @@ EXPECTED = {
     # a game state described by if/else arms on the latest observation, a table entry chosen by the
     # last action and the score: the helper's text enters at its call in the system prompt
     "agents/fighter.py": [("PL001", 30, 2, "error")],
+    # the same, read from a framework's session store through a flatten() helper; the fixed tools after
+    # them are what the app stored under their key at chat start
+    "threads/mcp_store.py": [("PL002", 20, 25, "error")],
     # a reply hook that returns another module's template filled with the order found in the chat:
     # a function returning a prompt constant filled is a builder, whatever its name
     "orders/utils.py": [("PL001", 13, 40, "error")],

@@ -425,7 +425,9 @@ class Expressions:
                 return known
         if isinstance(func, cst.Attribute):
             base = self.eval(func.value, frame)
-            if isinstance(base, (FuncV, ClassV)) or not isinstance(base, Opaque) or base.qual is None:
+            # a mapping's own methods read the same on a module's object (`cl.user_session.get(k, {})`)
+            if isinstance(base, (FuncV, ClassV)) or not isinstance(base, Opaque) or base.qual is None \
+                    or func.attr.value in ("get", "items", "values", "keys"):
                 method = self.stdlib.method(self, base, func.attr.value, node, frame)
                 if method is not None:
                     return method

@@ -31,7 +31,8 @@ from promptlint.analysis.volatility import (
 )
 from promptlint.ir import Volatility
 from promptlint.sources.python import files, lcel
-from promptlint.sources.python.scope import at_import
+from promptlint.sources.python.scope import INF, at_import
+from promptlint.sources.python.tree import walk
 from promptlint.sources.python import strings as strs
 from promptlint.sources.python.strings import Lit
 from promptlint.sources.python.values import (
@@ -545,6 +546,48 @@ def method(flow, base, attr: str, node: cst.Call, frame):
 _CONNECTED = re.compile(r"(?:^|_)mcp(?:_|$)|(?:^|_)(?:connected|active)_(?:servers|tools|connections)(?:$|\b)", re.I)
 
 
+def _stored(flow, store, key: str):
+    """What this file stores under `key` in the same store (`store.set(key,
+    value)`, `store[key] = value`), when that is one list or dict written out
+    here, item by item (`cl.user_session.set("regular_tools", regular_tools)`
+    at chat start, read back with `.get("regular_tools", [])`): the value the
+    later requests find."""
+    where = flow.src(store)
+    memo = flow.__dict__.setdefault("_stored", {})
+    if (where, key) not in memo:
+        memo[(where, key)] = _find_stored(flow, where, key)
+    return memo[(where, key)]
+
+
+def _find_stored(flow, where: str, key: str):
+    found = []
+
+    def visit(node):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "set" \
+                and len(node.args) == 2 and literal_text_node(node.args[0].value) == key \
+                and flow.src(node.func.value) == where:
+            found.append(node.args[1].value)
+
+    walk(flow.index.module.node, visit)
+    if len(found) != 1 or not isinstance(found[0], cst.Name):
+        return None
+    name = found[0].value
+    at = flow.span(found[0])[0]
+    if any(name in scope.bindings or name in scope.params for scope in flow.index.functions
+           if flow.span(scope.node)[0] <= at < flow.span(scope.node)[1]):
+        return None  # the function that stores it has a value of its own by that name
+    binding = flow.index.module.last(name, INF)
+    if binding is None or binding.kind != "assign" or not isinstance(binding.value, (cst.List, cst.Dict)):
+        return None  # a module-level list or dict written out: the same on every request
+    value = flow.eval(binding.value, flow.import_frame)
+    return value if isinstance(value, (ListV, DictV)) and flow.known_items(value) is not None else None
+
+
+def literal_text_node(node) -> str | None:
+    return node.evaluated_value if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str) \
+        else None
+
+
 def opaque_method(flow, base: Opaque, attr: str, node, frame, positional):
     if attr == "strftime" and not base.clock and V.UNKNOWN < base.verdict.volatility <= V.DAY:
         # a date (`TODAY` of another module) formatted: it changes no more often than the date does
@@ -571,6 +614,9 @@ def opaque_method(flow, base: Opaque, attr: str, node, frame, positional):
         if isinstance(default, (cst.Dict, cst.List, cst.Set)) and not default.elements:
             # session.get("mcp_tools", {}): an empty default is only what a first request finds
             key = literal_text(flow.eval(positional[0], frame))
+            stored = _stored(flow, node.func.value, key) if key else None
+            if stored is not None:
+                return stored
             return replace(looked_up, names=(key,) if key else looked_up.names)
         return flow.likeliest([looked_up, flow.eval(default, frame)])
     if attr in ("items", "values", "keys") and not positional and _CONNECTED.search(" ".join((*base.names, base.label))):
