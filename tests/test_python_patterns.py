@@ -90,6 +90,9 @@ EXPECTED = {
     # the same, read from a framework's session store through a flatten() helper; the fixed tools after
     # them are what the app stored under their key at chat start
     "threads/mcp_store.py": [("PL002", 20, 25, "error")],
+    # an endpoint fills the schema the request carries into the system prompt: a field of the request
+    # is per request, whatever it is called (`jsonSchema` names no setting here)
+    "extract/schema_update.py": [("PL001", 14, 41, "error")],
     # a reply hook that returns another module's template filled with the order found in the chat:
     # a function returning a prompt constant filled is a builder, whatever its name
     "orders/utils.py": [("PL001", 13, 40, "error")],

@@ -29,7 +29,9 @@ from promptlint.sources import jinja
     # the step before and this one of an agent run; one instruction held by a run's state object
     ("prev_step", V.SESSION), ("this_step", V.REQUEST), ("info_pool.instruction", V.REQUEST),
     ("doc_overviews", V.REQUEST), ("existing_facts", V.REQUEST), ("screen_info", V.REQUEST),
-    ("parsed_screen", V.REQUEST), ("system_instructions", V.STATIC),
+    ("parsed_screen", V.REQUEST), ("reward", V.REQUEST), ("last_reward", V.REQUEST),
+    # a field of the request an endpoint is sent, whatever it is called
+    ("request.jsonSchema", V.REQUEST), ("body.tool_schema", V.REQUEST), ("system_instructions", V.STATIC),
     # settings and configuration
     ("max_actions", V.STATIC), ("step_limit", V.STATIC), ("context_window", V.STATIC), ("output_format", V.STATIC),
     ("tools", V.STATIC), ("tool_names", V.STATIC), ("tools_section", V.STATIC), ("app_version", V.DEPLOY),

@@ -232,10 +232,18 @@ _SHAPE_SUFFIX = re.compile(r"(?<=[a-z0-9])_(section|sections|block|blocks|list|t
                            r"snippet|md|markdown|html|json|yaml|xml)$")
 
 
+# what an endpoint is handed: the request, its body or its form
+_REQUEST_ROOT = re.compile(r"^(request|req|request_body|body|payload|form|form_data)$")
+
+
 def classify_name(name: str) -> Verdict:
     """Volatility from a variable name alone. Dotted names (`user.name`) are
     tried whole, then by their root (`user`), then by their last attribute."""
     parts = [p for p in re.split(r"[.\[\]]+", name) if p]
+    if len(parts) > 1 and _REQUEST_ROOT.match(snake(parts[0])):
+        # a field of the request an endpoint was sent (`request.jsonSchema`, `body.text`) is that
+        # request's, whatever the field is called
+        return Verdict(V.REQUEST, f"a field of the incoming request ({name!r})")
     candidates = [snake(name)]
     if len(parts) > 1 and _SETTINGS_NAME.match(snake(parts[0])):
         # a field of settings (`query_settings.prompts`, `app_config.system_template`) is what its
