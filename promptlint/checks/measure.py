@@ -71,14 +71,16 @@ def stable_tokens_after(ctx: CheckContext, slot: Slot, scope: Scope) -> int:
     return tokens_after(ctx.primary, slot, scope)
 
 
-def tokens_after(analysis, slot: Slot, scope: Scope) -> int:
+def tokens_after(analysis, slot: Slot, scope: Scope, variant: Slot | None = None) -> int:
     """`stable_tokens_after` on a PrefixAnalysis: the one figure check and audit give for a slot.
 
     The stable text after a slot is the stable pieces of the reference render
     from the slot's end on (no piece after it belongs to it). Each is cut from
     one concatenation per scope and encoded once, so a prompt's slots cost its
-    length once each, not its length squared; the count for a slot is memoised."""
-    suffixes = _suffixes(analysis, scope)
+    length once each, not its length squared; the count for a slot is memoised.
+    Within one `variant` (a conditional around the slot, chosen per request,
+    held to the branch the reference render takes) its own choice is stable."""
+    suffixes = _suffixes(analysis, scope) if variant is None else _Suffixes(analysis, scope, variant)
     after = suffixes.slot_ends.get(id(slot))
     if after is None:
         return 0
@@ -134,20 +136,6 @@ class _Suffixes:
         head_end = self._starts[i] if i < len(self._starts) else len(self.text)
         head = len(tokenizer.encode(self.text[offset:head_end])) if head_end > offset else 0
         return head + len(self._starts) - i
-
-
-def tokens_after_in_variant(analysis, slot: Slot, scope: Scope, variant: Slot) -> int:
-    """`tokens_after` counted within one variant of a prompt: the stable text
-    after `slot` when `variant` (a conditional around it, chosen per request)
-    is held to the branch the reference render takes."""
-    suffixes = _Suffixes(analysis, scope, variant)
-    after = suffixes.slot_ends.get(id(slot))
-    if after is None:
-        return 0
-    start = bisect.bisect_left(suffixes.piece_starts, after)
-    if start >= len(suffixes.piece_starts):
-        return 0
-    return suffixes.count_from(suffixes.offsets[start], get_tokenizer(analysis.tokenizer))
 
 
 def _suffixes(analysis, scope: Scope) -> _Suffixes:

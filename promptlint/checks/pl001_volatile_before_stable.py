@@ -13,7 +13,7 @@ from promptlint.checks.precision import precision_edits
 from promptlint.checks.source_fixes import describe, source_edits
 from promptlint.checks.measure import (
     MIN_BREAKER_GAIN, SEVERITY_BY_CLASS, as_written, candidates, conversation_loss, monthly_cost,
-    stable_tokens_after, tokens_after_in_variant, widest_scope,
+    stable_tokens_after, tokens_after, widest_scope,
 )
 from promptlint.analysis.volatility import from_command_line, read_at_import
 from promptlint.ir import SlotKind, Volatility
@@ -101,7 +101,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             if variant is None:
                 tokens, turn = stable_tokens_after(ctx, slot, scope), conversation_loss(ctx, slot)
             else:
-                tokens, turn = tokens_after_in_variant(ctx.primary, slot, scope, variant), None
+                tokens, turn = tokens_after(ctx.primary, slot, scope, variant), None
             if not _worth_reporting(tokens, turn):
                 continue
             usd, model = monthly_cost(ctx, tokens, scope)
