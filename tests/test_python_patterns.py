@@ -93,6 +93,12 @@ EXPECTED = {
     # an endpoint fills the schema the request carries into the system prompt: a field of the request
     # is per request, whatever it is called (`jsonSchema` names no setting here)
     "extract/schema_update.py": [("PL001", 14, 41, "error")],
+    # the Agents SDK's instructions given as a function: what it returns on each run
+    "agents/dynamic_instructions.py": [("PL001", 8, 37, "error")],
+    # Gemini's GenerativeModel(system_instruction=...) is the system prompt of the calls it makes
+    "agents/gemini_model.py": [("PL001", 10, 56, "error")],
+    # a LangChain chat model invoked with one written-out string: a user message
+    "chains/invoke_text.py": [("PL001", 10, 37, "error")],
     # a reply hook that returns another module's template filled with the order found in the chat:
     # a function returning a prompt constant filled is a builder, whatever its name
     "orders/utils.py": [("PL001", 13, 40, "error")],

@@ -33,7 +33,7 @@ from promptlint.sources.python import lcel
 from promptlint.sources.python.stdlib import LC_TEMPLATES, lc_template_method, role_in_words, template_format
 from promptlint.sources.python.strings import Lit, merge
 from promptlint.sources.python.values import (
-    ConstV, DictV, ListV, LoopV, MsgV, Opaque, Spread, StrV, TemplV, literal_text,
+    ConstV, DictV, FuncV, ListV, LoopV, MsgV, Opaque, Spread, StrV, TemplV, literal_text,
 )
 
 LC_ROLES = {"system": "system", "human": "user", "user": "user", "ai": "assistant", "assistant": "assistant",
@@ -364,6 +364,16 @@ _LC_INVOKE = ("invoke", "ainvoke", "stream", "astream", "batch")
 _MESSAGEY = ("message", "msgs", "prompt", "history", "conversation", "chat", "turns")
 
 
+def returned_text(flow, value):
+    """Instructions given as a function of the module (the Agents SDK's dynamic
+    `instructions=`, called on each run): what it returns, else the value."""
+    if not isinstance(value, FuncV) or id(value.node) not in flow.index.scopes:
+        return value
+    frame = flow.frame_for(flow.index.scopes[id(value.node)])
+    found = [flow.eval(r.value, frame) for r in flow.returns_of(value.node)]
+    return flow.likeliest(found) if found else value
+
+
 def might_send(call: cst.Call) -> bool:
     """Whether a call has the shape of one `site` reads (before any
     evaluation: files without one are not analysed further)."""
@@ -393,6 +403,8 @@ def might_send(call: cst.Call) -> bool:
     if _agent_run(chain, keywords, call) or _agent_definition(last, keywords):
         return True
     if last in _SETS_SYSTEM and len(call.args) == 1 and call.args[0].keyword is None:
+        return True
+    if last == "GenerativeModel" and "system_instruction" in keywords:
         return True
     if _crew_agent(last, keywords) or _crew_task(last, keywords):
         return True
@@ -504,6 +516,10 @@ def site(flow, call: cst.Call, frame):
                 sections.append(build.section("user", build.content(ev(keywords[key]), "format"), keywords[key]))
         build.literal = True
         kind = "agent"
+    elif last == "GenerativeModel" and "system_instruction" in keywords:
+        # Gemini's GenerativeModel(system_instruction=...): the system prompt of every call it makes
+        sections.append(build.system(ev(keywords["system_instruction"]), keywords["system_instruction"]))
+        kind = "gemini"
     elif last in _SETS_SYSTEM and len(positional) == 1 and _written_text(ev(positional[0])):
         # self.llm.set_instructions(sp): the system prompt the wrapper sends with every run
         sections.append(build.system(ev(positional[0]), positional[0]))
@@ -513,7 +529,7 @@ def site(flow, call: cst.Call, frame):
         # Agent(global_instruction=..., instruction=...)
         for key in _AGENT_TEXT:
             if key in keywords:
-                sections.append(build.system(ev(keywords[key]), keywords[key]))
+                sections.append(build.system(returned_text(flow, ev(keywords[key])), keywords[key]))
         kind = "agent"
     elif _agent_run(chain, set(keywords), call):
         node = positional[0] if positional else next(keywords[k] for k in _RUN_TEXT if k in keywords)
@@ -590,7 +606,8 @@ def site(flow, call: cst.Call, frame):
 # Gemini's methods that send a prompt, and a model object's completion methods.
 _GENAI = ("generate_content", "generate_content_async", "generate_content_stream", "send_message",
           "send_message_async", "send_message_stream")
-_COMPLETE = ("complete", "acomplete", "stream_complete", "astream_complete", "predict", "apredict", "run", "arun")
+_COMPLETE = ("complete", "acomplete", "stream_complete", "astream_complete", "predict", "apredict", "run", "arun",
+             "invoke", "ainvoke")  # a LangChain chat model invoked with the text: one user message
 # an agent or model wrapper told its system prompt by a setter: `self.llm.set_instructions(sp)`
 _SETS_SYSTEM = ("set_instructions", "set_system_prompt", "set_system_message", "update_system_prompt",
                 "set_system")
