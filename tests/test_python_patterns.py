@@ -99,6 +99,10 @@ EXPECTED = {
     "agents/gemini_model.py": [("PL001", 10, 56, "error")],
     # a LangChain chat model invoked with one written-out string: a user message
     "chains/invoke_text.py": [("PL001", 10, 37, "error")],
+    # Haystack's PromptBuilder and ChatPromptBuilder (ChatMessage.from_system/from_user): Jinja templates
+    "retrieval/haystack_rag.py": [("PL001", 8, 1, "error"), ("PL001", 22, 41, "warning")],
+    # Semantic Kernel's inline prompt function: its {{$variables}} are fields (no evidence for audience)
+    "scripts/sk_function.py": [("PL008", 9, 47, "info")],
     # a reply hook that returns another module's template filled with the order found in the chat:
     # a function returning a prompt constant filled is a builder, whatever its name
     "orders/utils.py": [("PL001", 13, 40, "error")],

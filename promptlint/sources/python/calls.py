@@ -364,6 +364,10 @@ _LC_INVOKE = ("invoke", "ainvoke", "stream", "astream", "batch")
 _MESSAGEY = ("message", "msgs", "prompt", "history", "conversation", "chat", "turns")
 
 
+_HAYSTACK_BUILDERS = ("PromptBuilder", "ChatPromptBuilder")
+_SK_FIELD = re.compile(r"\{\{\s*\$\w+\s*\}\}")  # Semantic Kernel's {{$variable}}
+
+
 def returned_text(flow, value):
     """Instructions given as a function of the module (the Agents SDK's dynamic
     `instructions=`, called on each run): what it returns, else the value."""
@@ -405,6 +409,8 @@ def might_send(call: cst.Call) -> bool:
     if last in _SETS_SYSTEM and len(call.args) == 1 and call.args[0].keyword is None:
         return True
     if last == "GenerativeModel" and "system_instruction" in keywords:
+        return True
+    if last in _HAYSTACK_BUILDERS and ("template" in keywords or call.args and call.args[0].keyword is None):
         return True
     if _crew_agent(last, keywords) or _crew_task(last, keywords):
         return True
@@ -516,6 +522,16 @@ def site(flow, call: cst.Call, frame):
                 sections.append(build.section("user", build.content(ev(keywords[key]), "format"), keywords[key]))
         build.literal = True
         kind = "agent"
+    elif last in _HAYSTACK_BUILDERS and (node := keywords.get("template", positional[0] if positional else None)) \
+            is not None:
+        # Haystack's PromptBuilder(template="... {{ question }}") and ChatPromptBuilder(template=[ChatMessage
+        # .from_system(...), ...]): Jinja templates, filled from the pipeline's run inputs
+        value = ev(node)
+        if last == "ChatPromptBuilder" and isinstance(value, ListV):
+            sections += build.messages(value, node, template=True, style="jinja")
+        else:
+            sections.append(build.section(flow.ctx.default_role, build.text(value, "jinja"), node))
+        kind = "haystack"
     elif last == "GenerativeModel" and "system_instruction" in keywords:
         # Gemini's GenerativeModel(system_instruction=...): the system prompt of every call it makes
         sections.append(build.system(ev(keywords["system_instruction"]), keywords["system_instruction"]))
@@ -593,6 +609,12 @@ def site(flow, call: cst.Call, frame):
         # system_prompt=...)`, `llm.generate(prompt=...)`: text this file wrote
         for key, role in texts:
             value = ev(keywords[key])
+            if isinstance(value, StrV) and any(isinstance(seg, Lit) and _SK_FIELD.search(seg.text)
+                                               for seg in value.segs):
+                # Semantic Kernel's kernel.add_function(prompt="... {{$input}}"): its template syntax
+                sections.append(build.section("system" if role == "system" else "user", build.text(value, "sk"),
+                                              keywords[key]))
+                continue
             sections.append(build.system(value, keywords[key]) if role == "system" else
                             build.section("user", build.content(value), keywords[key]))
         build.literal = True

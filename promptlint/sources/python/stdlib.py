@@ -253,6 +253,8 @@ def call(flow, qual: str, node: cst.Call, frame):
                       names=tuple(n for v in values for n in flow.names_of(v))[:4], parsed=qual in _DATA_LOADERS)
     if last in LC_MESSAGES or last in LC_TEMPLATES or last == "MessagesPlaceholder" or _lc_from_template(qual):
         return lc_message(flow, qual, node, frame)
+    if (found := haystack_message(flow, qual, node, frame)) is not None:
+        return found
     if "." not in qual:
         return builtin(flow, qual, node, frame, positional, keywords, span)
     return None
@@ -762,6 +764,8 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
     last = dotted.rsplit(".", 1)[-1]
     if last in LC_MESSAGES or last == "MessagesPlaceholder" or _lc_from_template(dotted):
         return lc_message(flow, dotted, node, frame)
+    if (found := haystack_message(flow, dotted, node, frame)) is not None:
+        return found
     message = role_content_message(flow, node, frame)
     if message is not None:
         return message
@@ -974,6 +978,21 @@ def role_in_words(text: str) -> str | None:
     lowered = text.lower()
     found = next((r for r in ("system", "developer", "assistant", "user", "human") if r in lowered), None)
     return "user" if found == "human" else found
+
+
+_HAYSTACK_MESSAGE = re.compile(r"(?:^|\.)ChatMessage\.from_(system|user|assistant)$")
+
+
+def haystack_message(flow, name: str, node, frame):
+    """Haystack's `ChatMessage.from_system(text)` / `from_user` / `from_assistant`:
+    a message whose text a ChatPromptBuilder renders as Jinja."""
+    match = _HAYSTACK_MESSAGE.search(name)
+    if match is None:
+        return None
+    positional, keywords = _args(node)
+    text = keywords.get("text", positional[0] if positional else None)
+    value = flow.eval(text, frame) if text is not None else StrV([], node)
+    return MsgV(match.group(1), value, node, template=True, style="jinja")
 
 
 def lc_message(flow, qual: str, node, frame):
