@@ -146,6 +146,7 @@ class Flow(Loops, Expressions, ToIR):
         self._deps: dict[int, set[str]] = {}
         self._active: set[tuple[int, int]] = set()
         self._active_bindings: set[tuple[int, int]] = set()
+        self._carrying: set[tuple[str, int, int]] = set()  # loop-carried names being read (name, scope, depth)
         self._returns: dict[int, tuple] = {}
         self._over_steps = False
         self.site_at: int | None = None  # where the prompt being read is sent (a call, a message list)
@@ -520,11 +521,20 @@ class Flow(Loops, Expressions, ToIR):
             # `n = 1` ... `n += 1`: the pass number, the same on every request (the loop says the rest)
             return Opaque(name, Verdict(V.STATIC, f"{name} counts the loop's passes"), node, names=(name,),
                           kind="name")
-        values = [self.binding(b, frame, INF) for b in later if (id(b), id(frame)) not in self._active_bindings]
-        if before is not None:
-            values.append(self.binding(before, frame, at))
-        elif name in frame.scope.params:
-            values.append(self.parameter(name, frame))
+        # a pass that reads the name again through a loop's child frame or an inlined helper (whose
+        # frames are new each time) is the same pass: its value is what the name says
+        key = (name, id(frame.scope), frame.depth)
+        if key in self._carrying:
+            return Opaque(name, self.ctx.variables.resolve(name), node, names=(name,), kind="name")
+        self._carrying.add(key)
+        try:
+            values = [self.binding(b, frame, INF) for b in later if (id(b), id(frame)) not in self._active_bindings]
+            if before is not None:
+                values.append(self.binding(before, frame, at))
+            elif name in frame.scope.params:
+                values.append(self.parameter(name, frame))
+        finally:
+            self._carrying.discard(key)
         verdict = strongest(self.verdict(v) for v in values)
         line = self.file.position(later[0].start)[0]
         return Opaque(name, Verdict(verdict.volatility, f"rebound in the loop (line {line}): {verdict.reason}"),
