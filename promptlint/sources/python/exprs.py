@@ -53,7 +53,7 @@ class Expressions:
             if known is not None:
                 return known
         if isinstance(node.value, cst.Name) and node.value.value in ("self", "cls"):
-            value = self.class_attr(frame, attr)
+            value = self.class_attr(frame, attr, node)
             if isinstance(value, Opaque) and value.node is None:
                 value = replace(value, node=node)
             if value is not None:
@@ -71,7 +71,7 @@ class Expressions:
             return self.stdlib.value_attribute(self, base, attr, node, frame)
         return self.opaque(node, frame, self.verdict(base))
 
-    def class_attr(self, frame: Frame, attr: str):
+    def class_attr(self, frame: Frame, attr: str, node=None):
         f = frame
         while f is not None and f.scope.cls is None:
             f = f.parent
@@ -82,7 +82,14 @@ class Expressions:
         if attr in info.reassigned:
             return self.reassigned_attr(info, attr, found)
         if found:
-            return self.attr_value(info, found[-1])
+            value = self.attr_value(info, found[-1])
+            if attr in info.kept and isinstance(value, ListV):
+                # the conversation the object keeps: __init__'s messages, then what earlier turns added
+                earlier = Opaque(f"self.{attr}", Verdict(Volatility.SESSION, f"the conversation self.{attr} keeps: "
+                                                         f"what earlier turns added in {info.kept[attr]}()"),
+                                 node, names=(attr,), kind="name")
+                value = ListV(value.items + [Spread(earlier, node)], value.node)
+            return value
         if attr in info.methods:
             return FuncV(info.methods[attr], bound_self=True)
         return None

@@ -83,6 +83,7 @@ class Scope:
     params: dict[str, cst.Param] = field(default_factory=dict)
     super_inits: list[cst.Call] = field(default_factory=list)  # `super().__init__(...)` calls made here
     changed: set[str] = field(default_factory=set)  # names changed in place (`d[k] = v`, `seen.add(x)`)
+    globals: set[str] = field(default_factory=set)  # names a function declares `global` (its assignments rebind them)
 
     @property
     def is_module(self) -> bool:
@@ -131,6 +132,8 @@ class ClassInfo:
     # attribute -> [(the method's scope, the value or the augmented assignment)]
     reassigned: dict[str, list[tuple[Scope, cst.CSTNode]]] = field(default_factory=dict)
     grown: set[str] = field(default_factory=set)  # of those, the ones a method appends to
+    # conversation lists (`self.history`, `self.messages`) a method other than __init__ appends to: method name
+    kept: dict[str, str] = field(default_factory=dict)
 
 
 class Index:
@@ -169,8 +172,9 @@ class Index:
                         or scope.cls is not None and scope.cls.node.name.value in self.at_import:
                     continue
                 for mutated in scope.changed:
-                    if _container_binding(self.module.bindings.get(mutated)) and mutated not in scope.bindings \
-                            and mutated not in scope.params and not _CONSTANT_NAME.match(mutated):
+                    if _container_binding(self.module.bindings.get(mutated)) and mutated not in scope.params \
+                            and (mutated not in scope.bindings or mutated in scope.globals) \
+                            and not _CONSTANT_NAME.match(mutated):
                         self._runtime.setdefault(mutated, scope.label)
         return self._runtime.get(name)
 
@@ -349,7 +353,14 @@ class Index:
 
     def _changes(self, small, scope: Scope) -> None:
         """What a statement changes in place (`d[k] = v`, `log.append(x)`) in a
-        function, and what the module calls at import (changed_at_run_time)."""
+        function, and what the module calls at import (changed_at_run_time);
+        a `global` name a function assigns is changed too (`global tools;
+        tools = [t for t in tools if ...]`)."""
+        if isinstance(small, cst.Global):
+            scope.globals.update(n.name.value for n in small.names)
+        if isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and scope.globals:
+            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+            scope.changed.update(t.value for t in targets if isinstance(t, cst.Name) and t.value in scope.globals)
         targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
             [small.target] if isinstance(small, cst.AugAssign) else []
         for t in targets:
@@ -373,6 +384,11 @@ class Index:
         and `self.x.append(value)` of a value the method is given (an object's
         log of observations: its latest item is this step's)."""
         call = small.value if isinstance(small, cst.Expr) else None
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
+                and call.func.attr.value in ("append", "extend", "insert") \
+                and isinstance(call.func.value, cst.Attribute) and isinstance(call.func.value.value, cst.Name) \
+                and call.func.value.value.value == "self" and names_history((call.func.value.attr.value,)):
+            scope.cls.kept.setdefault(call.func.value.attr.value, scope.node.name.value)
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
                 and call.func.attr.value in ("append", "insert") and call.args \
                 and isinstance(call.func.value, cst.Attribute) and isinstance(call.func.value.value, cst.Name) \
