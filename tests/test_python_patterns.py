@@ -108,6 +108,12 @@ EXPECTED = {
     # an object that keeps the conversation (appended in chat()) sends it after a system prompt with the
     # time: every turn re-sends the history uncached
     "convo/kept_history.py": [("PL001", 14, 35, "error")],
+    # a CrewAI task built by a factory method: its parameters are what the run was given
+    "pipelines/crew_factory.py": [("PL001", 11, 39, "error")],
+    # prompty.execute("x.prompty", inputs={...}): the Prompty file rendered with the inputs, each value at
+    # the input that passes it (the file itself is checked as Prompty too)
+    "prompty_app/products.py": [("PL001", 10, 28, "error")],
+    "prompty_app/products.prompty": [("PL001", 14, 1, "error")],
     # a reply hook that returns another module's template filled with the order found in the chat:
     # a function returning a prompt constant filled is a builder, whatever its name
     "orders/utils.py": [("PL001", 13, 40, "error")],

@@ -80,6 +80,7 @@ FORMAT = "python"
 # LangChain class, a prompt-named constant or function); other files are not parsed.
 _HINTS = re.compile(
     r"\.create\(|\.parse\(|\.stream\(|\.a?generate\(|\.a?chat\(|completion\(|from_messages|from_template|PromptTemplate"
+    r"|prompty\.execute|PromptBuilder\(|GenerativeModel\("
     r"|(?:System|Human|AI)Message|\.a?invoke\(|\bmessages\s*=|\binstructions\s*="
     r"|[(,\s](?:system_|user_)?prompt\s*=(?!=)"
     r"|^[ \t]*\w*(?:prompt|template|instructions)\w*[ \t]*(?::[^=\n]*)?=(?!=)"

@@ -27,7 +27,7 @@ import json
 
 import libcst as cst
 
-from promptlint.ir import Breakpoint, Part, Section, SourceError
+from promptlint.ir import Breakpoint, Part, Section, Slot, SlotKind, SourceError, Volatility
 from promptlint.sources.placeholders import BARE_DOLLAR_FIELD, detect_style, fallback_style, parse_template_string
 from promptlint.sources.python import lcel
 from promptlint.sources.python.stdlib import LC_TEMPLATES, lc_template_method, role_in_words, template_format
@@ -410,6 +410,8 @@ def might_send(call: cst.Call) -> bool:
         return True
     if last == "GenerativeModel" and "system_instruction" in keywords:
         return True
+    if chain[-2:] in (["prompty", "execute"], ["prompty", "execute_async"]):
+        return True
     if last in _HAYSTACK_BUILDERS and ("template" in keywords or call.args and call.args[0].keyword is None):
         return True
     if _crew_agent(last, keywords) or _crew_task(last, keywords):
@@ -512,14 +514,15 @@ def site(flow, call: cst.Call, frame):
     elif _crew_agent(last, set(keywords)):
         # CrewAI's Agent(role=, goal=, backstory=): its system prompt, in the order CrewAI writes it
         # ({query} in its texts is filled from crew.kickoff(inputs=...), as str.format fields)
-        sections.append(build.section("system", build.content(_crew_persona(flow, keywords, ev, call), "format"),
-                                      call))
+        sections.append(build.section("system", _run_inputs(build.content(_crew_persona(flow, keywords, ev, call),
+                                                                          "format")), call))
         kind = "agent"
     elif _crew_task(last, set(keywords)):
         # CrewAI's Task(description=, expected_output=): the task message, its description first
         for key in ("description", "expected_output"):
             if key in keywords:
-                sections.append(build.section("user", build.content(ev(keywords[key]), "format"), keywords[key]))
+                sections.append(build.section("user", _run_inputs(build.content(ev(keywords[key]), "format")),
+                                              keywords[key]))
         build.literal = True
         kind = "agent"
     elif last in _HAYSTACK_BUILDERS and (node := keywords.get("template", positional[0] if positional else None)) \
@@ -532,6 +535,12 @@ def site(flow, call: cst.Call, frame):
         else:
             sections.append(build.section(flow.ctx.default_role, build.text(value, "jinja"), node))
         kind = "haystack"
+    elif chain[-2:] in (["prompty", "execute"], ["prompty", "execute_async"]) \
+            and (rendered := flow.stdlib.prompty_execute(flow, call, frame)) is not None:
+        # prompty.execute("chat.prompty", inputs={...}): the Prompty file, rendered with the inputs, sent
+        sections.append(build.section("system", build.content(rendered), call))
+        build.literal = True
+        kind = "prompty"
     elif last == "GenerativeModel" and "system_instruction" in keywords:
         # Gemini's GenerativeModel(system_instruction=...): the system prompt of every call it makes
         sections.append(build.system(ev(keywords["system_instruction"]), keywords["system_instruction"]))
@@ -718,6 +727,23 @@ def _chain_inputs(flow, call: cst.Call, positional, keywords, ev, frame) -> StrV
 _AGENT_TEXT = ("global_instruction", "instructions", "instruction", "system_prompt", "system_message")
 _RUN_TEXT = ("task", "prompt", "user_prompt", "input", "message")
 _RUN_METHODS = ("run", "run_sync", "arun", "run_stream", "print_response", "aprint_response")
+
+
+_RUN_INPUT = "an input of the crew's run: CrewAI builds its agents' and tasks' texts for each kickoff"
+
+
+def _run_inputs(parts: list) -> list:
+    """A crew's texts are filled per run (`{company}` from kickoff(inputs=...), a task factory's
+    parameters from what the run was given): a value in them with no evidence of its own is a run's input."""
+    out = []
+    for part in parts:
+        if isinstance(part, Slot):
+            changed = {"children": _run_inputs(part.children), "else_children": _run_inputs(part.else_children)}
+            if part.volatility is Volatility.UNKNOWN and part.kind in (SlotKind.VARIABLE, SlotKind.EXPRESSION):
+                changed.update(volatility=Volatility.REQUEST, reason=f"{_RUN_INPUT} ({part.reason})")
+            part = dataclasses.replace(part, **changed)
+        out.append(part)
+    return out
 
 
 def _crew_agent(last: str, keywords) -> bool:

@@ -404,6 +404,35 @@ def template_by_path(flow, node: cst.Call, frame):
     return StrV(render_fields(flow, text, strs.scan_jinja_fields, [], kwargs, dict(keywords)), node)
 
 
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n.*?^---[ \t]*\r?\n", re.S | re.M)
+
+
+def prompty_execute(flow, node: cst.Call, frame):
+    """`prompty.execute("chat.prompty", inputs={...})`: the Prompty file (found
+    beside the module, as Prompty resolves it, or in a prompts folder) with its
+    front matter left out, its Jinja body rendered with the inputs."""
+    positional, keywords = _args(node)
+    if not positional or not isinstance(positional[0], cst.SimpleString):
+        return None
+    name = positional[0].evaluated_value
+    if not isinstance(name, str) or not name.endswith(".prompty"):
+        return None
+    found = files.find_template(flow, name, None)
+    text = files.load(flow, found, node) if found is not None else None
+    if text is None:
+        return None
+    whole = "".join(seg.text for seg in text.segs if isinstance(seg, Lit))
+    head = _FRONT_MATTER.match(whole)
+    start, end = flow.span(node)
+    body = StrV([Lit.synthetic(whole[head.end():] if head else whole, start, end)], node)
+    inputs = flow.eval(keywords["inputs"], frame) if "inputs" in keywords else None
+    kwargs = _dict_kwargs(inputs) if isinstance(inputs, DictV) else {}
+    written = {el.key.evaluated_value: el.value for el in keywords["inputs"].elements
+               if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString)} \
+        if isinstance(keywords.get("inputs"), cst.Dict) else {}
+    return StrV(render_fields(flow, body, strs.scan_jinja_fields, [], kwargs, written), node)
+
+
 # a function or method that loads a prompt file by name (load_prompt, get_template, convo.template)
 _LOADER = re.compile(r"(?:(?:load|get|read|render|fetch|build|make|create)_)?(?:prompt|template)(?:_template|_file)?s?",
                      re.IGNORECASE)
