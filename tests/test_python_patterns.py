@@ -114,6 +114,8 @@ EXPECTED = {
     # the input that passes it (the file itself is checked as Prompty too)
     "prompty_app/products.py": [("PL001", 10, 28, "error")],
     "prompty_app/products.prompty": [("PL001", 14, 1, "error")],
+    # a template read in __init__ inside `with path.open() as f:`, filled with str.replace()
+    "judges/math_judge.py": [("PL001", 16, 55, "error"), ("PL001", 16, 88, "error")],
     # a reply hook that returns another module's template filled with the order found in the chat:
     # a function returning a prompt constant filled is a builder, whatever its name
     "orders/utils.py": [("PL001", 13, 40, "error")],

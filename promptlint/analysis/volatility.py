@@ -194,7 +194,7 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           # what a learning agent scored on this step
           r"(last_|current_|step_|episode_|total_)?rewards?",
           # what a model or the app under test said this turn
-          r"(.+_)?(reply|replies|response|responses|answer|answers|completion|generation|prediction)"),
+          r"(.+_)?(reply|replies|response|responses|answer|answers|completion|generation|prediction|solution)"),
     _rule(V.USER, "a per-user value",
           r"member_(name|id|email|profile)", r"(user|customer|client|account|tenant|player|patient|student|employee|caller|author|recipient|"
           r"sender|contact|candidate|applicant|guest|buyer|learner|reader)(_.*)?",

@@ -427,8 +427,15 @@ class Index:
             self._bind(scope, Binding(local, "import", start, end, qual=f"{module}.{name}" if module else name))
 
     def _self_attrs(self, init: cst.FunctionDef, scope: Scope, cls: ClassInfo) -> None:
-        """`self.x = value` in __init__: an attribute the methods can read."""
-        for stmt in self._block(init):
+        """`self.x = value` in __init__: an attribute the methods can read (also
+        inside a `with` or `try` block that always runs: `with open(path) as f:
+        self.template = f.read()`)."""
+        todo = list(self._block(init))
+        while todo:
+            stmt = todo.pop(0)
+            if isinstance(stmt, (cst.With, cst.Try)):
+                todo[:0] = self._block(stmt)
+                continue
             if not isinstance(stmt, cst.SimpleStatementLine):
                 continue
             start, end = self.span(stmt)

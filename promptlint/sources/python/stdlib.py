@@ -670,6 +670,8 @@ def opaque_method(flow, base: Opaque, attr: str, node, frame, positional):
         elif attr == "parent":
             where = files.parent(base.where)
         return replace(base, label=flow.src(node), node=node, span=None, where=where)
+    if attr == "open" and base.path and base.where is not None:
+        return base  # `with path.open() as f: f.read()`: the file, read as the path's text
     if attr in ("read_text", "read") and base.path and base.where is not None:
         found = files.resolve(flow, base.where)
         text = files.load(flow, found, node) if found is not None else None
