@@ -373,9 +373,8 @@ def returned_text(flow, value):
     `instructions=`, called on each run): what it returns, else the value."""
     if not isinstance(value, FuncV) or id(value.node) not in flow.index.scopes:
         return value
-    frame = flow.frame_for(flow.index.scopes[id(value.node)])
-    found = [flow.eval(r.value, frame) for r in flow.returns_of(value.node)]
-    return flow.likeliest(found) if found else value
+    returned = flow.returned(value, flow.index.scopes[id(value.node)], {}, None, False, 0)
+    return value if returned is None else returned
 
 
 def might_send(call: cst.Call) -> bool:

@@ -450,7 +450,8 @@ class Flow(Loops, Expressions, ToIR):
         as a change ahead of the text after it."""
         if len(candidates) < 2 or not all(isinstance(c, StrV) for c in candidates) or not chain.tests:
             return worst
-        verdict = strongest([self.verdict(self.eval(t, frame)) for t in chain.tests])
+        tests = [self.eval(t, frame) for t in chain.tests]
+        verdict = strongest([self.verdict(t) for t in tests])
         if verdict.volatility <= V.DAY:
             return worst
         other = next((c for c in candidates if c is not worst), None)
@@ -469,7 +470,7 @@ class Flow(Loops, Expressions, ToIR):
         test = chain.tests[0]
         label = short(self.src(test))
         slot = Slot(f"if {label}", SlotKind.CONDITIONAL, verdict.volatility, f"chooses on {label}: {verdict.reason}",
-                    self.file_span(*self.span(test)), names=self.names_of(self.eval(test, frame)),
+                    self.file_span(*self.span(test)), names=self.names_of(tests[0]),
                     children=self.parts(StrV(worst.segs[shared:], worst.node)),
                     else_children=self.parts(StrV(other.segs[shared:], other.node)))
         return StrV(worst.segs[:shared] + [slot], worst.node)

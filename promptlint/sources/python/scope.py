@@ -358,11 +358,9 @@ class Index:
         tools = [t for t in tools if ...]`)."""
         if isinstance(small, cst.Global):
             scope.globals.update(n.name.value for n in small.names)
-        if isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and scope.globals:
-            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
-            scope.changed.update(t.value for t in targets if isinstance(t, cst.Name) and t.value in scope.globals)
         targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
-            [small.target] if isinstance(small, cst.AugAssign) else []
+            [small.target] if isinstance(small, (cst.AugAssign, cst.AnnAssign)) else []
+        scope.changed.update(t.value for t in targets if isinstance(t, cst.Name) and t.value in scope.globals)
         for t in targets:
             if isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name):
                 scope.changed.add(t.value.value)
@@ -383,19 +381,15 @@ class Index:
         """`self.x = value` / `self.x += value` in a method other than __init__,
         and `self.x.append(value)` of a value the method is given (an object's
         log of observations: its latest item is this step's)."""
-        call = small.value if isinstance(small, cst.Expr) else None
-        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
-                and call.func.attr.value in ("append", "extend", "insert") \
-                and isinstance(call.func.value, cst.Attribute) and isinstance(call.func.value.value, cst.Name) \
-                and call.func.value.value.value == "self" and names_history((call.func.value.attr.value,)):
-            scope.cls.kept.setdefault(call.func.value.attr.value, scope.node.name.value)
-        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
-                and call.func.attr.value in ("append", "insert") and call.args \
-                and isinstance(call.func.value, cst.Attribute) and isinstance(call.func.value.value, cst.Name) \
-                and call.func.value.value.value == "self" and not names_history((call.func.value.attr.value,)) \
-                and isinstance(call.args[-1].value, (cst.Name, cst.Attribute, cst.Subscript)):
-            scope.cls.reassigned.setdefault(call.func.value.attr.value, []).append((scope, call.args[-1].value))
-            scope.cls.grown.add(call.func.value.attr.value)
+        grows = _self_list_call(small)
+        if grows is not None:
+            attr, method, args = grows
+            if names_history((attr,)):
+                scope.cls.kept.setdefault(attr, scope.node.name.value)
+            elif method in ("append", "insert") and args \
+                    and isinstance(args[-1].value, (cst.Name, cst.Attribute, cst.Subscript)):
+                scope.cls.reassigned.setdefault(attr, []).append((scope, args[-1].value))
+                scope.cls.grown.add(attr)
             return
         if isinstance(small, cst.Assign):
             targets, value = [t.target for t in small.targets], small.value
@@ -456,6 +450,18 @@ _CONSTANT_NAME = re.compile(r"^_?[A-Z][A-Z0-9_]*$")
 
 
 _CONTAINERS = ("dict", "list", "set", "defaultdict", "OrderedDict", "deque", "Counter")
+
+
+def _self_list_call(small) -> tuple[str, str, list] | None:
+    """(attribute, method, arguments) of `self.x.append(...)` / `.extend` / `.insert` as a statement."""
+    call = small.value if isinstance(small, cst.Expr) else None
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) \
+            or call.func.attr.value not in ("append", "extend", "insert"):
+        return None
+    owner = call.func.value
+    if not (isinstance(owner, cst.Attribute) and isinstance(owner.value, cst.Name) and owner.value.value == "self"):
+        return None
+    return owner.attr.value, call.func.attr.value, list(call.args)
 
 
 def _container_binding(bindings) -> bool:

@@ -29,7 +29,7 @@ from promptlint.analysis.volatility import (
     sent_per_item,
     strftime_precision,
 )
-from promptlint.ir import Volatility
+from promptlint.ir import SourceError, SourceFile, Volatility
 from promptlint.sources.python import files, lcel
 from promptlint.sources.python.scope import INF, at_import
 from promptlint.sources.python.tree import walk
@@ -40,7 +40,7 @@ from promptlint.sources.python.values import (
     literal_data, literal_text, relabel, short, strongest,
 )
 from promptlint.sources.python.text import (  # the string half; fill, join, percent: used by the flow
-    _derived, _dict_kwargs, call_kwargs, fill, join, percent, render_fields, str_method,
+    _derived, _dict_arguments, _dict_kwargs, call_kwargs, fill, join, percent, render_fields, str_method,
 )
 
 __all__ = ["call", "method", "unknown_call", "fill", "join", "percent", "clock_format", "clock_samples"]
@@ -374,9 +374,9 @@ def value_attribute(flow, base: Opaque, attr: str, node, frame):
     dotted = _dotted_name(node)
     fixed = not no_evidence(base.verdict) and base.verdict.volatility <= V.DEPLOY
     # an option of the command line (`args.company`) is what the user typed for this run, whatever its name
-    typed = from_command_line(base.verdict.reason) and not flow.ctx.variables.configured(strip_self(dotted or ""))
-    # a field of a row in a loop that sends one request per row (`row.question`) is that row's
-    typed = typed or sent_per_item(base.verdict.reason) and not flow.ctx.variables.configured(strip_self(dotted or ""))
+    # (and a field of a row in a loop that sends one request per row, `row.question`, is that row's)
+    typed = (from_command_line(base.verdict.reason) or sent_per_item(base.verdict.reason)) \
+        and not flow.ctx.variables.configured(strip_self(dotted or ""))
     if dotted and not typed and not (fixed and not flow.ctx.variables.configured(strip_self(dotted))):
         verdict = flow.ctx.variables.resolve(strip_self(dotted))
         if not no_evidence(verdict):
@@ -404,9 +404,6 @@ def template_by_path(flow, node: cst.Call, frame):
     return StrV(render_fields(flow, text, strs.scan_jinja_fields, [], kwargs, dict(keywords)), node)
 
 
-_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n.*?^---[ \t]*\r?\n", re.S | re.M)
-
-
 def prompty_execute(flow, node: cst.Call, frame):
     """`prompty.execute("chat.prompty", inputs={...})`: the Prompty file (found
     beside the module, as Prompty resolves it, or in a prompts folder) with its
@@ -421,16 +418,20 @@ def prompty_execute(flow, node: cst.Call, frame):
     text = files.load(flow, found, node) if found is not None else None
     if text is None:
         return None
+    from promptlint.sources.frontmatter import split_front_matter  # YAML: only for a Prompty file found
+
     whole = "".join(seg.text for seg in text.segs if isinstance(seg, Lit))
-    head = _FRONT_MATTER.match(whole)
+    try:
+        _, _, body_start = split_front_matter(SourceFile(found, whole))
+    except SourceError:
+        body_start = 0
     start, end = flow.span(node)
-    body = StrV([Lit.synthetic(whole[head.end():] if head else whole, start, end)], node)
+    body = StrV([Lit.synthetic(whole[body_start:], start, end)], node)
     inputs = flow.eval(keywords["inputs"], frame) if "inputs" in keywords else None
-    kwargs = _dict_kwargs(inputs) if isinstance(inputs, DictV) else {}
-    written = {el.key.evaluated_value: el.value for el in keywords["inputs"].elements
-               if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString)} \
-        if isinstance(keywords.get("inputs"), cst.Dict) else {}
-    return StrV(render_fields(flow, body, strs.scan_jinja_fields, [], kwargs, written), node)
+    if not isinstance(inputs, DictV):
+        return StrV(render_fields(flow, body, strs.scan_jinja_fields, [], {}), node)
+    return StrV(render_fields(flow, body, strs.scan_jinja_fields, [], _dict_kwargs(inputs), _dict_arguments(inputs)),
+                node)
 
 
 # a function or method that loads a prompt file by name (load_prompt, get_template, convo.template)
@@ -579,7 +580,7 @@ _CONNECTED = re.compile(r"(?:^|_)mcp(?:_|$)|(?:^|_)(?:connected|active)_(?:serve
 
 def _stored(flow, store, key: str):
     """What this file stores under `key` in the same store (`store.set(key,
-    value)`, `store[key] = value`), when that is one list or dict written out
+    value)`), when that is one module-level list or dict written out
     here, item by item (`cl.user_session.set("regular_tools", regular_tools)`
     at chat start, read back with `.get("regular_tools", [])`): the value the
     later requests find."""
@@ -595,7 +596,7 @@ def _find_stored(flow, where: str, key: str):
 
     def visit(node):
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "set" \
-                and len(node.args) == 2 and literal_text_node(node.args[0].value) == key \
+                and len(node.args) == 2 and _literal_string(node.args[0].value) == key \
                 and flow.src(node.func.value) == where:
             found.append(node.args[1].value)
 
@@ -614,7 +615,7 @@ def _find_stored(flow, where: str, key: str):
     return value if isinstance(value, (ListV, DictV)) and flow.known_items(value) is not None else None
 
 
-def literal_text_node(node) -> str | None:
+def _literal_string(node) -> str | None:
     return node.evaluated_value if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str) \
         else None
 
