@@ -336,6 +336,30 @@ EXPECTED = {
     # few-shot tool calls get a fresh uuid as their id: the example messages differ per request
     # (the examples' own fields stay fixed)
     "extract/fewshot.py": [("PL001", 15, 21, "error"), ("PL001", 17, 46, "error")],
+    # a grader's template filled from a sample's metadata: a fallback (`meta.get("q") or x`,
+    # `(meta or {}).get("r", "")`) and a choice of which answer goes first only read values, so
+    # each is reported at the template field it fills
+    "judges/pairwise_grader.py": [("PL001", 7, 13, "error"), ("PL001", 9, 11, "error")],
+    # a short labelled value chosen by a conditional (`shown = ("Instruction: " + x) if x else ""`)
+    # enters the prompt at the f-string field, like a helper that returns one
+    "agents/user_simulator.py": [("PL001", 9, 64, "error")],
+    # a project helper given the user text as `msg=` beside `system_message=`
+    "scripts/citation_round.py": [("PL001", 12, 1, "error"), ("PL001", 15, 1, "error")],
+    # Open WebUI: the template is a Valves setting made from a mapping; a tool's output (a callable
+    # picked at run time says nothing of its result) replaces {{CONTEXT}}, and
+    # add_or_update_system_message puts the result ahead of the conversation
+    "pipelines/valves_context.py": [("PL001", 20, 1, "error")],
+    # a template in a local `*_INSTRUCT` variable, the references joined in the argument that fills it
+    "retrieval/sure_instruct.py": [("PL001", 21, 50, "error")],
+    # a membership test on a set of tool names reads the same in any order: no finding
+    "agents/toolkit_sections.py": [],
+    # a step that sets the first message's text outright (`messages[0]["content"] = ...`): the
+    # template from another module with the portfolio serialised into its marker, unsorted keys
+    "convo/portfolio_state.py": [("PL001", 13, 28, "error")],
+    "convo/prompts.py": [("PL008", 2, 1, "info")],
+    # a hook that prepends a message to the conversation it is handed (`q.messages = [m] + q.messages`):
+    # the request's documents go ahead of the whole history
+    "convo/memory_prepend.py": [("PL001", 9, 63, "error")],
 }
 
 

@@ -30,6 +30,7 @@ from promptlint.sources import jinja
     ("prev_step", V.SESSION), ("this_step", V.REQUEST), ("info_pool.instruction", V.REQUEST),
     ("doc_overviews", V.REQUEST), ("existing_facts", V.REQUEST), ("screen_info", V.REQUEST),
     ("parsed_screen", V.REQUEST), ("solution", V.REQUEST), ("reward", V.REQUEST), ("last_reward", V.REQUEST),
+    ("reference", V.REQUEST), ("formatted_references", V.REQUEST),
     # a field of the request an endpoint is sent, whatever it is called
     ("request.jsonSchema", V.REQUEST), ("body.tool_schema", V.REQUEST), ("system_instructions", V.STATIC),
     # settings and configuration

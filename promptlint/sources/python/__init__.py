@@ -93,7 +93,7 @@ _HINTS = re.compile(
     r"|^[ \t]*from[ \t]+\S+[ \t]+import[ \t][^\n]*\w_?(?:prompt|template|instructions)\b"
     rf"|{files.WRITTEN_JINJA_PATH.pattern}",
     re.I | re.M)
-_PROMPT_CONSTANT = re.compile(r"^(?:\w*_)?(?:prompt|template|instructions)$", re.I)
+_PROMPT_CONSTANT = re.compile(r"^(?:\w*_)?(?:prompt|template|instructions|instruct)$", re.I)
 # the name first, what it is for after (`TEMPLATE_INIT_CODE_GENERATION`, `PROMPT_SUMMARY`): also what
 # code names paths and settings (`TEMPLATE_DIR`, `PROMPT_MAX_TOKENS`), so it counts only when its text
 # reads as instructions to a model
@@ -106,7 +106,7 @@ _PROMPT_FUNCTION = re.compile(r"^(?!test_)\w*?(?:^|_)(?:prompt|instructions|syst
 BUILDER_DIRECTIVES = 3
 # A function's local variable named as a prompt needs fewer: its name says what it is.
 LOCAL_DIRECTIVES = 2
-_LOCAL_PROMPT = re.compile(r"^[ \t]+\w*(?:prompt|instructions)[ \t]*\+?=(?!=)", re.I | re.M)
+_LOCAL_PROMPT = re.compile(r"^[ \t]+\w*(?:prompt|instructions|instruct)[ \t]*\+?=(?!=)", re.I | re.M)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 MIN_TEMPLATE_TEXT = 100  # characters of a template named with the word first, in a language we cannot read
 MIN_FUNCTION_TEXT = 40  # literal characters a prompt-named function's string needs to count as a prompt
@@ -481,6 +481,7 @@ class _Collector:
             self.injections.append((node, kind, self.stack[-1]))
 
     def visit_Assign(self, node):
+        self.visit_injection(node)
         if toollists.built(node.value):
             for target in node.targets:
                 name = toollists.tool_target(target.target)

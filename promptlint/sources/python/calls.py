@@ -407,6 +407,8 @@ def might_send(call: cst.Call) -> bool:
         return True
     if last in _SETS_SYSTEM and len(call.args) == 1 and call.args[0].keyword is None:
         return True
+    if last in _PUTS_SYSTEM and len(call.args) == 2 and all(a.keyword is None for a in call.args):
+        return True
     if last == "GenerativeModel" and "system_instruction" in keywords:
         return True
     if chain[-2:] in (["prompty", "execute"], ["prompty", "execute_async"]):
@@ -548,6 +550,13 @@ def site(flow, call: cst.Call, frame):
         # self.llm.set_instructions(sp): the system prompt the wrapper sends with every run
         sections.append(build.system(ev(positional[0]), positional[0]))
         kind = "wrapper"
+    elif last in _PUTS_SYSTEM and len(positional) == 2 and len(call.args) == 2 \
+            and _written_text(ev(positional[0])) and isinstance(ev(positional[1]), (ListV, Opaque)):
+        # Open WebUI's add_or_update_system_message(text, messages): the system message the
+        # conversation goes on with, ahead of its messages
+        sections.append(build.system(ev(positional[0]), positional[0]))
+        sections += build.messages(ev(positional[1]), positional[1])
+        kind = "wrapper"
     elif _agent_definition(last, set(keywords)):
         # Agent(instructions=...) of the OpenAI Agents SDK, pydantic-ai, smolagents, agno; ADK's
         # Agent(global_instruction=..., instruction=...)
@@ -641,6 +650,8 @@ _COMPLETE = ("complete", "acomplete", "stream_complete", "astream_complete", "pr
 # an agent or model wrapper told its system prompt by a setter: `self.llm.set_instructions(sp)`
 _SETS_SYSTEM = ("set_instructions", "set_system_prompt", "set_system_message", "update_system_prompt",
                 "set_system")
+# Open WebUI's helpers that put the system text ahead of a conversation's messages
+_PUTS_SYSTEM = ("add_or_update_system_message",)
 # `llm`, `self.chat_model`, `fast_llm`, `use_llm_func`; not a factory (`get_llm("name")`, `load_model(path)`) nor a
 # model that takes no chat prompt (`embedding_model(text)`, `rerank_model`)
 _MODEL_NAME = re.compile(r"(?!(?:get|load|create|build|make|init|set|new|select|choose|resolve|pick)_)"
@@ -660,6 +671,9 @@ def _model_call(chain: list[str]) -> bool:
 # A call given its prompt by keyword, whatever the callee: the system text first.
 _PROMPT_KEYWORDS = (("system_prompt", "system"), ("system_message", "system"), ("prompt", "user"),
                     ("user_prompt", "user"))
+# names too common to say prompt alone (`log(msg=...)`), read as the user's
+# text only beside a system keyword: `get_response_from_llm(msg=..., system_message=...)`
+_USER_BESIDE_SYSTEM = ("user_message", "msg", "user_msg", "query")
 
 
 # libraries whose prompt= asks a person at a terminal or in a form, not a model
@@ -679,6 +693,8 @@ def _prompt_keywords(keywords, ev) -> list[tuple[str, str]]:
     we only know by its name (`system_prompt=task.workflow_system_prompt`)
     is left out: the wrapper may send it anywhere, or not at all."""
     present = [(k, role) for k, role in _PROMPT_KEYWORDS if k in keywords and isinstance(ev(keywords[k]), StrV)]
+    if any(role == "system" for _, role in present):
+        present += [(k, "user") for k in _USER_BESIDE_SYSTEM if k in keywords and isinstance(ev(keywords[k]), StrV)]
     if not any(_written_text(ev(keywords[k])) for k, _ in present):
         return []
     return present

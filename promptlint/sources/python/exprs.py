@@ -35,6 +35,11 @@ MAX_RETURNS = 8  # returns of one helper evaluated (the rest are not: cost stays
 SHORT_HELPER_CHARS = 80
 
 
+def _one_choice(value: StrV) -> bool:
+    """A value that is one conditional and nothing else (`x if c else ""`)."""
+    return len(value.segs) == 1 and isinstance(value.segs[0], Slot) and value.segs[0].kind is SlotKind.CONDITIONAL
+
+
 class Expressions:
     # ------------------------------------------------------------ expressions
 
@@ -365,7 +370,8 @@ class Expressions:
                 continue
             expr = part.expression
             value = self.eval(expr, frame)
-            if isinstance(expr, cst.Call) and isinstance(value, StrV) and self.helper_call(expr, frame):
+            if isinstance(value, StrV) and (isinstance(expr, cst.Name) and _one_choice(value) or
+                                            isinstance(expr, cst.Call) and self.helper_call(expr, frame)):
                 value = self.at_field(value, expr)
             if part.equal is not None:  # f"{x=}": the text up to `=` is written out
                 start = self.span(part)[0] + 1
@@ -391,12 +397,14 @@ class Expressions:
             callee = self.eval(func, frame)
         return isinstance(callee, (FuncV, ForeignFuncV))
 
-    def at_field(self, value: StrV, call: cst.Call) -> StrV:
+    def at_field(self, value: StrV, call: cst.BaseExpression) -> StrV:
         """A helper that returns a short labelled value (`f"Time: {get_time()}"`
-        with `return f"Current time: {now:%H:%M}"`) is read as a value, like
-        one that returns the bare clock: its changing part is placed at the
-        f-string field that puts it in the prompt, where it would be moved. A
-        helper returning more text is a prompt part and keeps its positions."""
+        with `return f"Current time: {now:%H:%M}"`), or a name bound to a
+        choice of such values (`shown = ("Instruction: " + task) if task
+        else ""`), is read as a value, like one that returns the bare clock:
+        its changing part is placed at the f-string field that puts it in the
+        prompt, where it would be moved. More text is a prompt part and keeps
+        its positions."""
         text = "".join(seg.text for seg in value.segs if isinstance(seg, Lit))
         if len(text) > SHORT_HELPER_CHARS:
             return value

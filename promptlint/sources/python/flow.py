@@ -338,7 +338,9 @@ class Flow(Loops, Expressions, ToIR):
         """A value we do not follow: its volatility is the strongest of the
         names inside it, else its own text read as a name."""
         if verdict is None:
-            inner = [self.verdict(self.name(n, frame)) for n in _names_in(node)]
+            # a comparison (`"search" in tool_names`) reads its operands' values, never their order
+            weigh = self.verdict_items if isinstance(node, cst.Comparison) else self.verdict
+            inner = [weigh(self.name(n, frame)) for n in _names_in(node)]
             verdict = strongest(inner) if inner else self.ctx.variables.resolve(short(self.src(node)))
         return Opaque(self.src(node), verdict, node, names=tuple(n.value for n in _names_in(node))[:4])
 

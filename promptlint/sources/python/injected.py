@@ -5,7 +5,10 @@ context's `get_messages()`, `chat_ctx.items`, a `messages` parameter), and
 code that adds retrieved memories or documents often puts them in early:
 it inserts a message at a fixed position (`messages.insert(1, memory_message)`)
 or appends text to the first, system message
-(`chat_ctx.items[0].content.append(text)`, `messages[0]["content"] += ctx`).
+(`chat_ctx.items[0].content.append(text)`, `messages[0]["content"] += ctx`),
+sets the first message's text outright (`messages[0].content =
+TEMPLATE.replace("{DATA}", json.dumps(portfolio))`), or prepends a message
+(`query.messages = [memory_message] + query.messages`).
 Every message after that point, the conversation's history, then follows a
 value that changes each turn, and the provider's cache of it is lost on
 every turn. The prompt read here is the added text followed by that history
@@ -33,8 +36,9 @@ _CONVERSATION = re.compile(r"(?:^|_)(?:messages|msgs|history|conversation|dialog
                            r"context|chat_context)(?:_|$)", re.I)
 _APPENDS = ("append", "extend")
 # the text of a file that may do either: read before parsing, so that a file with none is skipped unparsed
-HINT = re.compile(r"\.content\.(?:append|extend)\(|\.content\s*\+=|\[[\"']?content[\"']?\]\s*\+="
-                  r"|(?:messages|msgs|history|ctx|context|conversation|chat|turns)\w*(?:\.\w+)*\.insert\(", re.I)
+HINT = re.compile(r"\.content\.(?:append|extend)\(|\.content\s*\+?=(?!=)|\[[\"']?content[\"']?\]\s*\+?=(?!=)"
+                  r"|(?:messages|msgs|history|ctx|context|conversation|chat|turns)\w*(?:\.\w+)*\.insert\("
+                  r"|=\s*\[[^\]\n]*\]\s*\+\s*[\w.]*(?:messages|msgs|history|conversation)\b", re.I)
 
 
 def site(node) -> str | None:
@@ -50,12 +54,35 @@ def site(node) -> str | None:
     if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign) \
             and _content_of(node.target) is not None:
         return "append"
+    if isinstance(node, cst.Assign) and len(node.targets) == 1:
+        target = node.targets[0].target
+        if _content_of(target) is not None:
+            return "replace"
+        value = node.value
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add) \
+                and isinstance(value.left, cst.List) and value.left.elements and _conversation(target) \
+                and _path_name(value.right) is not None and _path_name(value.right) == _path_name(target):
+            return "prepend"
     return None
 
 
 def _conversation(node) -> bool:
-    dotted = _dotted_name(node)
+    dotted = _path_name(node)
     return dotted is not None and any(_CONVERSATION.search(p.lstrip("_")) for p in dotted.split("."))
+
+
+def _path_name(node) -> str | None:
+    """`self.state["state"]["messages"]` as `self.state.state.messages`: a
+    dotted name that reads string keys as attributes; None for anything else."""
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) \
+            and isinstance(node.slice[0].slice.value, cst.SimpleString):
+        key = node.slice[0].slice.value.evaluated_value
+        base = _path_name(node.value)
+        return f"{base}.{key}" if base is not None and isinstance(key, str) else None
+    if isinstance(node, cst.Attribute):
+        base = _path_name(node.value)
+        return f"{base}.{node.attr.value}" if base is not None else None
+    return _dotted_name(node)
 
 
 def _fixed_position(index, scope, at: int, depth: int = 0) -> bool:
@@ -121,13 +148,27 @@ def read(flow, build, node, kind: str, scope) -> list[Section] | None:
         if message is None:
             return None
         head = [build.message(message, False, None, added)]
+    elif kind == "prepend":
+        receiver = node.value.right
+        if not _received(flow, receiver, scope, frame, at):
+            return None
+        added = node.value.left.elements[0].value
+        message = _message(flow, added, scope, frame, at)
+        if message is None:
+            return None
+        head = [build.message(message, False, None, added)]
     else:
-        holder = _content_of(node.func.value if isinstance(node, cst.Call) else node.target)
+        target = node.targets[0].target if kind == "replace" else \
+            node.func.value if isinstance(node, cst.Call) else node.target
+        holder = _content_of(target)
         conversation = _first_of(holder) or _first_of(_bound_to(scope, holder, at))
         if conversation is None or not _received(flow, conversation, scope, frame, at):
             return None
         added = node.args[0].value if isinstance(node, cst.Call) else node.value
-        head = [build.section("system", build.content(flow.eval(added, frame)), added)]
+        value = flow.eval(added, frame)
+        if kind == "replace" and not _written(value):
+            return None  # `messages[0]["content"] = cleaned`: text we cannot read is not a prompt here
+        head = [build.section("system", build.content(value), added)]
         receiver = conversation
     if not any(p for s in head for p in s.parts):
         return None
@@ -147,6 +188,12 @@ def _message(flow, node, scope, frame, at: int):
         if all(_is_message(a) for a in arms):
             return arms[0]
     return None
+
+
+def _written(value) -> bool:
+    """Text with words written in this code (a template, not a value passed on)."""
+    segs = getattr(value, "segs", None) or []
+    return sum(len(getattr(seg, "text", "")) for seg in segs if not isinstance(seg, Slot)) >= 40
 
 
 def _is_message(value) -> bool:

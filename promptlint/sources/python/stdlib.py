@@ -440,21 +440,30 @@ _LOADER = re.compile(r"(?:(?:load|get|read|render|fetch|build|make|create)_)?(?:
 _NAME_KEYWORDS = ("template", "template_name", "name", "prompt", "prompt_name", "prompt_id", "path", "file")
 
 
-# a class of settings made from keywords (a TypedDict, a dataclass, a pydantic model)
-_SETTINGS_CLASS = re.compile(r"[A-Z]\w*(?:Config|Configuration|Settings|Options|Params|Parameters)")
+# a class of settings made from keywords (a TypedDict, a dataclass, a pydantic model), by its name;
+# Open WebUI's pipelines and functions keep theirs in `Valves`
+_SETTINGS_CLASS = re.compile(r"[A-Z]\w*(?:Config|Configuration|Settings|Options|Params|Parameters)|(?:User)?Valves")
 
 
 def settings_object(flow, last: str, node: cst.Call, frame):
-    """`MetapromptOptimizerConfig(metaprompt=..., max_steps=...)`: a settings
-    object built from keywords only holds them, by name (`cfg["metaprompt"]`,
-    `cfg.metaprompt`)."""
-    if not _SETTINGS_CLASS.fullmatch(last) or not node.args or any(a.keyword is None for a in node.args):
+    """`MetapromptOptimizerConfig(metaprompt=..., max_steps=...)`,
+    `self.Valves(**{"TEMPLATE": "..."})`: a settings object built from
+    keywords only holds them, by name (`cfg["metaprompt"]`, `cfg.metaprompt`)."""
+    if not _SETTINGS_CLASS.fullmatch(last) or not node.args or any(a.keyword is None and a.star != "**"
+                                                                     for a in node.args):
         return None
     pairs, elements = [], []
     for arg in node.args:
-        key = StrV([Lit.synthetic(arg.keyword.value, *flow.span(arg.keyword))], arg.keyword)
-        pairs.append((key, flow.eval(arg.value, frame)))
-        elements.append(arg)
+        if arg.keyword is not None:
+            key = StrV([Lit.synthetic(arg.keyword.value, *flow.span(arg.keyword))], arg.keyword)
+            pairs.append((key, flow.eval(arg.value, frame)))
+            elements.append(arg)
+            continue
+        spread = flow.eval(arg.value, frame)  # `**{"TEMPLATE": ...}`: the mapping's keys
+        if not isinstance(spread, DictV) or any(not isinstance(k, StrV) for k, _ in spread.pairs):
+            return None
+        pairs += spread.pairs
+        elements += spread.key_nodes or [None] * len(spread.pairs)
     return DictV(pairs, node, elements, fields=True)
 
 
@@ -943,6 +952,8 @@ def _call_verdict(flow, dotted: str) -> Verdict:
     last = dotted.rsplit(".", 1)[-1]
     if _CONVERSION.match(last):
         return DEFAULT  # `post_to_raw_text(post)`, `to_markdown()`: says the form, its input the content
+    if last in _ANY_CALLABLE:
+        return DEFAULT  # `function(**params)` of a tool picked at run time: the name says nothing of its result
     for name in (last, call_name(last)):
         verdict = table.resolve(name)
         if not no_evidence(verdict):
@@ -955,6 +966,8 @@ def _call_verdict(flow, dotted: str) -> Verdict:
     return DEFAULT
 
 
+# names of whatever callable a variable holds (`function = getattr(tools, name)`)
+_ANY_CALLABLE = frozenset({"function", "func", "fn", "f", "callable", "callback", "handler", "method", "fun"})
 _CONVERSION = re.compile(r"^(?:\w+_)?(?:to|as|into)_\w+$")
 _WRAPPER = re.compile(r"^\w*(?:Prompt|Template|Instructions?)$")
 

@@ -247,13 +247,27 @@ def _passes_through(argument) -> bool:
     names a value computed elsewhere, so it enters the prompt at the field
     it fills (the text a fix moves); an argument that computes the value
     (`now=datetime.now()`, `docs="\\n".join(chunks)`) is where it enters.
-    A fallback for when it is empty (`facts or "[]"`) still only names it."""
-    while isinstance(argument, cst.BooleanOperation) and isinstance(argument.operator, cst.Or) \
-            and isinstance(argument.right, (cst.SimpleString, cst.List, cst.Dict, cst.Name, cst.Integer)):
-        argument = argument.left
+    A fallback for when it is empty (`facts or "[]"`, `meta.get("q", "")`),
+    or a choice between such names (`ref if first else pred`), still only
+    names it."""
+    if isinstance(argument, cst.BooleanOperation):
+        return all(_passes_through(side) or _fallback(side) for side in (argument.left, argument.right)) \
+            and not (_fallback(argument.left) and _fallback(argument.right))
+    if isinstance(argument, cst.IfExp):
+        return all(_passes_through(arm) or _fallback(arm) for arm in (argument.body, argument.orelse))
+    if isinstance(argument, cst.Call) and isinstance(argument.func, cst.Attribute) \
+            and argument.func.attr.value == "get" and 1 <= len(argument.args) <= 2 \
+            and all(_fallback(a.value) for a in argument.args):
+        return _passes_through(argument.func.value)  # `metadata.get("question")`: a field read
     while isinstance(argument, cst.Attribute) or isinstance(argument, cst.Subscript) and _field_key(argument):
         argument = argument.value  # `state.question`, `row["question"]`: a field read, not a computation
-    return isinstance(argument, cst.Name)
+    return isinstance(argument, cst.Name) or isinstance(argument, cst.BooleanOperation) and _passes_through(argument)
+
+
+def _fallback(node) -> bool:
+    """A literal an argument falls back to (`""`, `[]`, `{}`, `None`, `0`)."""
+    return isinstance(node, (cst.SimpleString, cst.List, cst.Dict, cst.Integer)) \
+        or isinstance(node, cst.Name) and node.value in ("None", "True", "False")
 
 
 def _field_key(node: cst.Subscript) -> bool:
