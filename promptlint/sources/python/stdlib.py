@@ -31,7 +31,7 @@ from promptlint.analysis.volatility import (
 )
 from promptlint.ir import SourceError, SourceFile, Volatility
 from promptlint.sources.python import files, lcel
-from promptlint.sources.python.scope import INF, at_import
+from promptlint.sources.python.scope import INF, at_import, last_name
 from promptlint.sources.python.tree import walk
 from promptlint.sources.python import strings as strs
 from promptlint.sources.python.strings import Lit
@@ -1154,7 +1154,8 @@ def json_dumps(flow, node, frame, data_node, keywords) -> StrV | Opaque:
             return StrV([Lit.synthetic(json.dumps(plain, **options), s, e)], node)
         except (TypeError, ValueError):
             return _derived(flow, data, node)
-    if options.get("sort_keys") or isinstance(data, (DictV, ListV)) and not _has_unknown_mapping(data):
+    if options.get("sort_keys") or isinstance(data, (DictV, ListV)) and not _has_unknown_mapping(data) \
+            or _declared_order(data_node):
         op = _derived(flow, data, node)
         if isinstance(data, (DictV, ListV)):
             op.verdict = Verdict(op.verdict.volatility, f"json.dumps of a literal: {op.verdict.reason}")
@@ -1173,6 +1174,16 @@ def json_dumps(flow, node, frame, data_node, keywords) -> StrV | Opaque:
                   f"(a merge, a set, a database round trip), so identical requests can serialise differently"
                   + (f"; its content is {inner.volatility.label}" if inner.volatility > V.STATIC else "")),
                   node, names=flow.names_of(data), fix={"kind": "json_sort_keys", "span": (s, e)})
+
+
+# pydantic and dataclasses serialise an object's fields in the order the class declares them
+_DECLARED_ORDER = frozenset({"model_json_schema", "schema", "json_schema", "model_dump", "dict", "asdict"})
+
+
+def _declared_order(node) -> bool:
+    """`json.dumps(Model.model_json_schema())`, `json.dumps(asdict(obj))`:
+    data whose keys follow a class's field declarations, the same every time."""
+    return isinstance(node, cst.Call) and last_name(node.func) in _DECLARED_ORDER
 
 
 def _has_unknown_mapping(value) -> bool:
