@@ -363,6 +363,9 @@ EXPECTED = {
     # messages inserted first into a conversation reached by a string key (`kwargs["messages"]`):
     # a pydantic schema dumped unsorted keeps its declaration order (no finding), a clock breaks
     "convo/json_mode.py": [("PL001", 21, 77, "error")],
+    # a builder returning its two texts as a pair (`return sys_prompt, query_text`): system, then user;
+    # a pair whose names say no roles (`return test_prompt, full_prompt`) is not one
+    "agents/prompt_pair.py": [("PL001", 8, 69, "error")],
 }
 
 

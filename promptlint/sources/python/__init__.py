@@ -539,6 +539,27 @@ def _role_list(node) -> bool:
     return isinstance(node, cst.List) and any(_role_dict(el.value) or _role_call(el.value) for el in node.elements)
 
 
+def _prompt_pair(node, value) -> list | None:
+    """A builder's `return system_prompt, user_prompt` (or `[sys, query]`):
+    the system text, then the user's, when the variables' names say those
+    roles (`sys_*` first, then `user_*`, `human_*`, `query*`); not a pair of
+    other texts (`return test_prompt, full_prompt`). None unless it is two
+    or three texts, one of them with words."""
+    if not isinstance(value, ListV) or not 2 <= len(value.items) <= 3 \
+            or not all(isinstance(item, StrV) for item in value.items) \
+            or not any(_has_words(item, MIN_FUNCTION_TEXT) for item in value.items) \
+            or not isinstance(node, (cst.Tuple, cst.List)) or len(node.elements) != len(value.items):
+        return None
+    out = []
+    for k, (item, element) in enumerate(zip(value.items, node.elements)):
+        name = (last_name(element.value) or "").lower()
+        role = "system" if "sys" in name else "user" if _USER_ROLE.search(name) or "query" in name else None
+        if role is None or (role == "system") != (k == 0):
+            return None
+        out.append((role, item, element.value))
+    return out
+
+
 def _named_prompt_candidates(module: cst.Module) -> bool:
     """A function or method named like a prompt builder, or a constant named like a prompt."""
     for stmt in module.body:
@@ -945,6 +966,9 @@ class _Reader:
             elif isinstance(value, MsgV) and isinstance(value.content, StrV) and _has_words(value.content,
                                                                                           MIN_FUNCTION_TEXT):
                 sections = [build.message(value, False, None, ret.value)]
+            elif named and (pair := _prompt_pair(ret.value, value)) is not None:
+                sections = [Section(role, build.text(text, _unfilled_style(text)), self.span(node))
+                            for role, text, node in pair]
             else:
                 continue
             out.append((scope.label, reads, self.span(func.name if len(found) == 1 else ret), sections))
