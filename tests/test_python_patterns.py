@@ -366,6 +366,12 @@ EXPECTED = {
     # a builder returning its two texts as a pair (`return sys_prompt, query_text`): system, then user;
     # a pair whose names say no roles (`return test_prompt, full_prompt`) is not one
     "agents/prompt_pair.py": [("PL001", 8, 69, "error")],
+    # a template read from a resource root of the app's own (`data_path / "safety" / "x.txt"`, a path
+    # object we cannot place): the written-out tail names one file of the tree, its {prompt} the request's
+    "probes/safety_probe.py": [("PL001", 18, 86, "error")],
+    "probes/resources/safety/polish_template.txt": [("PL001", 1, 23, "error")],
+    # an image part is not text: its JSON wrapper is no stable text after the values ahead of it
+    "evals/screenshot_judge.py": [],
 }
 
 

@@ -33,6 +33,8 @@ from promptlint.sources import jinja
     ("reference", V.REQUEST), ("formatted_references", V.REQUEST),
     # a field of the request an endpoint is sent, whatever it is called
     ("request.jsonSchema", V.REQUEST), ("body.tool_schema", V.REQUEST), ("system_instructions", V.STATIC),
+    # the system text a translator is configured with, whatever it is called
+    ("system_content", V.STATIC), ("prompt_sys_msg", V.STATIC), ("sys_prompt", V.STATIC),
     # settings and configuration
     ("max_actions", V.STATIC), ("step_limit", V.STATIC), ("context_window", V.STATIC), ("output_format", V.STATIC),
     ("tools", V.STATIC), ("tool_names", V.STATIC), ("tools_section", V.STATIC), ("app_version", V.DEPLOY),

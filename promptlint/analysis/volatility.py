@@ -109,7 +109,7 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           r"(max|min|maximum|minimum)_.+", r".+_(limit|limits|max|min|threshold|cap|window)",
           r"(num|number_of|n)_(max_)?(actions|steps|tools|results|retries|attempts|turns|iterations|examples|shots)"),
     _rule(V.STATIC, "fixed configuration",
-          r"(.+_)?system_?(prompt|message|instructions?)", r"preamble", r"expected_outputs?", r"(global_|base_)?instructions", r"(global_|base_)instruction",
+          r"(.+_)?(system|sys)_?(prompt|message|msg|instructions?|content|text)", r"preamble", r"expected_outputs?", r"(global_|base_)?instructions", r"(global_|base_)instruction",
           r".*guidelines?", r".*polic(y|ies)", r"tools?", r"tool_(defs|definitions|specs|list|schemas?|descriptions?)",
           r"functions?", r"tool_names", r"(few_shot_)?examples?", r".*schema", r"persona", r"tone", r"style",
           r"(output|response|answer|reply|return|json|result)_format", r"format_instructions", r"rules",

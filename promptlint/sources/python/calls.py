@@ -39,6 +39,7 @@ from promptlint.sources.python.values import (
 LC_ROLES = {"system": "system", "human": "user", "user": "user", "ai": "assistant", "assistant": "assistant",
             "developer": "developer", "tool": "tool", "placeholder": "placeholder"}
 _TEXT_BLOCKS = (None, "text", "input_text", "output_text")
+_MEDIA_BLOCKS = ("image_url", "image", "input_image", "image_file", "input_audio", "audio", "video", "video_url")
 
 
 def _chain(func) -> list[str]:
@@ -201,6 +202,10 @@ class Sections:
             parts = self.text(text, style)
         elif kind == "tool_result":
             parts = self.content(block.get("content"), style)
+        elif kind in _MEDIA_BLOCKS:
+            # an image or a recording is not text: only the values its source changes with count, never
+            # its JSON wrapper as stable tokens (`{"type": "image_url", "image_url": {"url": ...}}`)
+            parts = [p for p in self.json(block) if isinstance(p, Slot)]
         else:
             parts = self.json(block)
         return parts + self.breakpoint(block)

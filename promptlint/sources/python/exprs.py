@@ -338,6 +338,12 @@ class Expressions:
         if op.path and isinstance(left, Opaque):  # Path(__file__).parent / "prompts" / "system.md"
             op.where = files.joined(left.where, literal_text(right) if isinstance(right, StrV) else
                                     getattr(right, "where", None))
+        elif isinstance(node.operator, cst.Divide) and isinstance(left, Opaque) and isinstance(right, StrV) \
+                and files.PATH_PART.fullmatch(literal_text(right) or ""):
+            # `data_path / "fitd" / "template.txt"` on a path object of the app's own (a resource
+            # root we cannot place): the written-out tail, found in the checked tree where unique
+            op.path = True
+            op.where = files.joined(left.where if left.where is not None else files.ANYWHERE, literal_text(right))
         return op
 
     def add(self, left, right, node):

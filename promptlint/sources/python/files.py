@@ -57,15 +57,44 @@ def _inside(path: Path, flow) -> bool:
     return flow.ctx.inside_project(path, flow.file.path)
 
 
+# a path joined onto a root we cannot place (`resources / "x" / "y.txt"`): `ANYWHERE/x/y.txt`
+ANYWHERE = "*"
+PATH_PART = re.compile(r"[\w.-]+(?:/[\w.-]+)*")
+MAX_TAIL_FILES = 20_000  # files of the checked tree looked through for a path's written-out tail
+
+
 def resolve(flow, where: str) -> Path | None:
     """The file a path names: absolute, else relative to the module's folder
-    or the project root (the working directory the app is usually run from)."""
+    or the project root (the working directory the app is usually run from);
+    a tail under a root we cannot place (`*/fitd/template.txt`), the one file
+    of the checked tree whose path ends so."""
+    if where.startswith(ANYWHERE + os.sep):
+        return _by_tail(flow, where[len(ANYWHERE) + 1:])
     path = Path(where)
     candidates = [path] if path.is_absolute() else [flow.file.path.parent / path, Path(flow.ctx.root) / path]
     for candidate in candidates:
         if candidate.is_file() and _inside(candidate, flow):
             return candidate
     return None
+
+
+def _by_tail(flow, tail: str) -> Path | None:
+    """The one file under the project root whose path ends with `tail` (two
+    parts at least, the last a file name with a suffix), else None."""
+    parts = tail.split("/")
+    if len(parts) < 2 or "." not in parts[-1] or ".." in parts:
+        return None
+    memo = flow.ctx.shared.setdefault("python.files_by_tail", {})
+    if tail not in memo:
+        root = Path(flow.ctx.root)
+        found = []
+        for count, candidate in enumerate(root.rglob(parts[-1])):
+            if count >= MAX_TAIL_FILES:
+                break
+            if candidate.is_file() and candidate.as_posix().endswith("/" + tail) and _inside(candidate, flow):
+                found.append(candidate)
+        memo[tail] = found[0] if len(found) == 1 else None
+    return memo[tail]
 
 
 def load(flow, path: Path, node) -> StrV | None:
