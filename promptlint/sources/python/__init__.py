@@ -71,7 +71,7 @@ from promptlint.sources.python import files, injected, toollists
 from promptlint.sources.python import strings as strs
 from promptlint.sources.python.scope import INF, ROLE_ADDS, last_name
 from promptlint.sources.python.values import DictV, ListV, MsgV, StrV, literal_text
-from promptlint.sources.python.strings import Lit
+from promptlint.sources.python.strings import MIN_PROMPT_TEXT, Lit, has_words as _has_words
 from promptlint.sources.python.tree import positions, walk
 from promptlint.sniff import directive_score
 
@@ -109,7 +109,7 @@ LOCAL_DIRECTIVES = 2
 _LOCAL_PROMPT = re.compile(r"^[ \t]+\w*(?:prompt|instructions|instruct)[ \t]*\+?=(?!=)", re.I | re.M)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 MIN_TEMPLATE_TEXT = 100  # characters of a template named with the word first, in a language we cannot read
-MIN_FUNCTION_TEXT = 40  # literal characters a prompt-named function's string needs to count as a prompt
+MIN_FUNCTION_TEXT = MIN_PROMPT_TEXT  # literal characters a prompt-named function's string needs to count as a prompt
 _USER_ROLE = re.compile(r"(?:^|_)(?:user|human)(?:_|$)", re.I)
 # `*_TEMPLATE` is also what code names URL, script and README templates: such a
 # constant counts only in a module that talks to a model, or when its name
@@ -1058,11 +1058,6 @@ def _reads_as_prompt(value: StrV) -> bool:
 
 def _literal(value: StrV) -> str:
     return "".join(s.text for s in value.segs if isinstance(s, Lit))
-
-
-def _has_words(value: StrV, minimum: int = 1) -> bool:
-    """Whether a string has literal text (at least `minimum` non-space characters)."""
-    return sum(len("".join(s.text.split())) for s in value.segs if isinstance(s, Lit)) >= minimum
 
 
 def _copy(parts: list) -> list:

@@ -333,17 +333,16 @@ class Expressions:
                     and 0 <= count.value <= 10_000:
                 return StrV(text.segs * count.value, node)
         op = self.opaque(node, frame, strongest([self.verdict(left), self.verdict(right)]))
-        op.path = isinstance(node.operator, cst.Divide) and any(isinstance(v, Opaque) and v.path
-                                                                 for v in (left, right))
-        if op.path and isinstance(left, Opaque):  # Path(__file__).parent / "prompts" / "system.md"
-            op.where = files.joined(left.where, literal_text(right) if isinstance(right, StrV) else
-                                    getattr(right, "where", None))
-        elif isinstance(node.operator, cst.Divide) and isinstance(left, Opaque) and isinstance(right, StrV) \
-                and files.PATH_PART.fullmatch(literal_text(right) or ""):
-            # `data_path / "fitd" / "template.txt"` on a path object of the app's own (a resource
-            # root we cannot place): the written-out tail, found in the checked tree where unique
-            op.path = True
-            op.where = files.joined(left.where if left.where is not None else files.ANYWHERE, literal_text(right))
+        if isinstance(node.operator, cst.Divide) and isinstance(left, Opaque):
+            tail = literal_text(right) if isinstance(right, StrV) else getattr(right, "where", None)
+            if left.path or isinstance(right, Opaque) and right.path:
+                op.path, op.where = True, files.joined(left.where, tail)  # Path(__file__).parent / "prompts" / "x.md"
+            elif tail is not None and files.PATH_PART.fullmatch(tail):
+                # `data_path / "fitd" / "template.txt"` on a path object of the app's own (a resource root
+                # we cannot place): the written-out tail, found in the checked tree where unique
+                op.path, op.where = True, files.joined(files.ANYWHERE if left.where is None else left.where, tail)
+        else:
+            op.path = isinstance(node.operator, cst.Divide) and isinstance(right, Opaque) and right.path
         return op
 
     def add(self, left, right, node):

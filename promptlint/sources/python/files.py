@@ -60,7 +60,7 @@ def _inside(path: Path, flow) -> bool:
 # a path joined onto a root we cannot place (`resources / "x" / "y.txt"`): `ANYWHERE/x/y.txt`
 ANYWHERE = "*"
 PATH_PART = re.compile(r"[\w.-]+(?:/[\w.-]+)*")
-MAX_TAIL_FILES = 20_000  # files of the checked tree looked through for a path's written-out tail
+MAX_TAIL_FILES = 20_000  # files of the checked tree looked through for a path's written-out tail (then: not found)
 
 
 def resolve(flow, where: str) -> Path | None:
@@ -86,15 +86,26 @@ def _by_tail(flow, tail: str) -> Path | None:
         return None
     memo = flow.ctx.shared.setdefault("python.files_by_tail", {})
     if tail not in memo:
-        root = Path(flow.ctx.root)
-        found = []
-        for count, candidate in enumerate(root.rglob(parts[-1])):
-            if count >= MAX_TAIL_FILES:
-                break
-            if candidate.is_file() and candidate.as_posix().endswith("/" + tail) and _inside(candidate, flow):
-                found.append(candidate)
-        memo[tail] = found[0] if len(found) == 1 else None
+        memo[tail] = _walk_for_tail(flow, parts)
     return memo[tail]
+
+
+def _walk_for_tail(flow, parts: list[str]) -> Path | None:
+    """The walk behind `_by_tail`: the folders discovery walks (not `.git`,
+    `node_modules`, virtual environments), at most MAX_TAIL_FILES files."""
+    from promptlint.discover import SKIP_DIRS
+
+    found, seen = [], 0
+    for folder, dirs, names in os.walk(flow.ctx.root):
+        dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")]
+        seen += len(names)
+        if seen > MAX_TAIL_FILES:
+            return None
+        if parts[-1] in names:
+            candidate = Path(folder, parts[-1])
+            if candidate.as_posix().endswith("/" + "/".join(parts)) and _inside(candidate, flow):
+                found.append(candidate)
+    return found[0] if len(found) == 1 else None
 
 
 def load(flow, path: Path, node) -> StrV | None:

@@ -29,6 +29,7 @@ import libcst as cst
 
 from promptlint.ir import Section, Slot, SlotKind, Volatility
 from promptlint.sources.python.scope import _dotted_name
+from promptlint.sources.python.strings import MIN_PROMPT_TEXT, has_words
 from promptlint.sources.python.values import ConstV, DictV, ListV, MsgV, Opaque, Spread
 
 # a part of the receiver's dotted name that names a conversation (chat_ctx.items, self.messages)
@@ -166,7 +167,7 @@ def read(flow, build, node, kind: str, scope) -> list[Section] | None:
             return None
         added = node.args[0].value if isinstance(node, cst.Call) else node.value
         value = flow.eval(added, frame)
-        if kind == "replace" and not _written(value):
+        if kind == "replace" and not has_words(value, MIN_PROMPT_TEXT):
             return None  # `messages[0]["content"] = cleaned`: text we cannot read is not a prompt here
         head = [build.section("system", build.content(value), added)]
         receiver = conversation
@@ -188,12 +189,6 @@ def _message(flow, node, scope, frame, at: int):
         if all(_is_message(a) for a in arms):
             return arms[0]
     return None
-
-
-def _written(value) -> bool:
-    """Text with words written in this code (a template, not a value passed on)."""
-    segs = getattr(value, "segs", None) or []
-    return sum(len(getattr(seg, "text", "")) for seg in segs if not isinstance(seg, Slot)) >= 40
 
 
 def _is_message(value) -> bool:

@@ -39,6 +39,15 @@ class Lit:
 Seg = Lit | Slot
 
 
+# literal characters a string needs to count as text a prompt's author wrote (not a value passed on)
+MIN_PROMPT_TEXT = 40
+
+
+def has_words(value, minimum: int = 1) -> bool:
+    """Whether a string value has literal text (at least `minimum` non-space characters)."""
+    return sum(len("".join(s.text.split())) for s in getattr(value, "segs", ()) if isinstance(s, Lit)) >= minimum
+
+
 def merge(segs: list[Seg]) -> list[Seg]:
     """Adjacent Lits joined into one, empty Lits dropped."""
     out: list[Seg] = []

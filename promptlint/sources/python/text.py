@@ -250,18 +250,21 @@ def _passes_through(argument) -> bool:
     A fallback for when it is empty (`facts or "[]"`, `meta.get("q", "")`),
     or a choice between such names (`ref if first else pred`), still only
     names it."""
+    if isinstance(argument, cst.Name):
+        return True
     if isinstance(argument, cst.BooleanOperation):
-        return all(_passes_through(side) or _fallback(side) for side in (argument.left, argument.right)) \
-            and not (_fallback(argument.left) and _fallback(argument.right))
+        sides = (argument.left, argument.right)
+        return all(_passes_through(side) or _fallback(side) for side in sides) \
+            and not all(_fallback(side) for side in sides)
     if isinstance(argument, cst.IfExp):
         return all(_passes_through(arm) or _fallback(arm) for arm in (argument.body, argument.orelse))
     if isinstance(argument, cst.Call) and isinstance(argument.func, cst.Attribute) \
             and argument.func.attr.value == "get" and 1 <= len(argument.args) <= 2 \
             and all(_fallback(a.value) for a in argument.args):
         return _passes_through(argument.func.value)  # `metadata.get("question")`: a field read
-    while isinstance(argument, cst.Attribute) or isinstance(argument, cst.Subscript) and _field_key(argument):
-        argument = argument.value  # `state.question`, `row["question"]`: a field read, not a computation
-    return isinstance(argument, cst.Name) or isinstance(argument, cst.BooleanOperation) and _passes_through(argument)
+    if isinstance(argument, cst.Attribute) or isinstance(argument, cst.Subscript) and _field_key(argument):
+        return _passes_through(argument.value)  # `state.question`, `row["question"]`: a field read
+    return False
 
 
 def _fallback(node) -> bool:

@@ -15,7 +15,10 @@ def _recovery_section(*, has_lookup: bool) -> str:
 - `PARSE` errors: fix the SQL syntax and retry.
 - `UNKNOWN_NAME` errors: {hint}
 - `EXECUTION` errors: read the database's message, fix the query and retry.
-Never give up silently: fix and retry, or tell the user what failed and what you tried."""
+Never give up silently: fix and retry, or tell the user what failed and what you tried.
+Keep every retry small: change one thing at a time and say what you changed.
+When the same error comes back twice, stop, explain it to the user and ask how to go on.
+Never drop a filter, a join or a limit just to make an error go away."""
 
 
 def build_system_prompt(tools) -> str:
