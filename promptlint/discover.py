@@ -388,6 +388,21 @@ def _gitignore(folder: Path) -> pathspec.GitIgnoreSpec | None:
         return None
 
 
+def python_files(root: Path, limit: int) -> list[Path] | None:
+    """The `.py` files under `root` in the folders discovery walks (not
+    `.git`, `node_modules`, virtual environments, hidden folders), sorted;
+    None past `limit` files walked. A module's result that depends on the
+    whole tree (python.fills) is checked against this list by the cache."""
+    out, seen = [], 0
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+        seen += len(names)
+        if seen > limit:
+            return None
+        out += [Path(folder, n) for n in sorted(names) if n.endswith(".py")]
+    return out
+
+
 def find_candidates(paths: list[Path], config, notes: list[str] | None = None,
                     display_root: Path | None = None) -> list[Candidate]:
     """The files to read under `paths`; `notes` (if given) gets one line per

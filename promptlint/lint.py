@@ -127,7 +127,7 @@ def check_file(candidate: Candidate, ctx: SourceContext, config: Config, models,
     from promptlint.checks.base import CheckContext
 
     out = FileResult()
-    ctx.deps, ctx.absent = set(), set()
+    ctx.deps, ctx.absent, ctx.trees = set(), set(), set()
     for template in load_file(candidate, ctx, out.errors, out.notes):
         out.prompts += 1
         try:
@@ -144,6 +144,7 @@ def check_file(candidate: Candidate, ctx: SourceContext, config: Config, models,
     if project is not None:
         out.deps |= project.depended_on(out.deps)
     out.absent = {Path(p) for p in ctx.absent}
+    out.trees = {Path(p) for p in ctx.trees}
     return out
 
 

@@ -48,6 +48,7 @@ class FileResult:
     files: list[SourceFile] = field(default_factory=list)  # the files its prompts' text comes from
     deps: set[Path] = field(default_factory=set)  # resolved paths read for it
     absent: set[Path] = field(default_factory=set)  # paths probed that were not there
+    trees: set[Path] = field(default_factory=set)  # roots whose every Python file it depends on
     cached: bool = False  # came from the cache
 
 
@@ -79,6 +80,7 @@ class ResultCache:
         self.folder = Path(folder)
         self.run_key = run_key
         self._read: dict[str, tuple[str, bytes] | None] = {}  # each file's sha256 and bytes, read once per run
+        self._trees: dict[str, str | None] = {}  # each root's Python files hashed together, once per run
         self.hits = 0
         self.misses = 0
 
@@ -115,6 +117,24 @@ class ResultCache:
         found = self.content(str(path))
         return found[0] if found is not None else None
 
+    def tree_sha(self, root: str) -> str | None:
+        """One sha256 of the paths and bytes of the Python files under `root`
+        that discovery walks (a file added, removed or edited anywhere changes
+        it); None past the walk's limit."""
+        if root not in self._trees:
+            from promptlint.discover import python_files
+            from promptlint.sources.python.fills import MAX_TREE_FILES
+
+            files = python_files(Path(root), MAX_TREE_FILES)
+            h = hashlib.sha256()
+            for f in files or ():
+                try:
+                    h.update(f"{f.relative_to(root)}\0".encode("utf-8", "surrogateescape") + f.read_bytes() + b"\0")
+                except OSError:
+                    h.update(f"{f}: unreadable\0".encode("utf-8", "surrogateescape"))
+            self._trees[root] = h.hexdigest() if files is not None else None
+        return self._trees[root]
+
     def get(self, path: Path) -> FileResult | None:
         """The entry for the file, when everything it depends on is as
         recorded. The file is hashed here in any case, before it is
@@ -130,6 +150,8 @@ class ResultCache:
                 raise ValueError("a dependency changed")
             if any(os.path.exists(p) for p in data["absent"]):
                 raise ValueError("a probed path appeared")
+            if any(self.tree_sha(root) != h for root, h in data.get("trees", {}).items()):
+                raise ValueError("a Python file of the tree changed")
             result = _load(data, self.content)
         except (OSError, ValueError, KeyError, TypeError, IndexError):
             self.misses += 1
@@ -140,10 +162,12 @@ class ResultCache:
     def put(self, path: Path, result: FileResult) -> None:
         path = path.resolve()
         deps = {str(p): self.sha(p) for p in sorted(result.deps | {path})}
-        if None in deps.values():
-            return  # a file read for it is gone already: nothing safe to record
+        trees = {str(p.resolve()): self.tree_sha(str(p.resolve())) for p in result.trees}
+        if None in deps.values() or None in trees.values():
+            return  # a file read for it is gone already, or a tree past the limit: nothing safe to record
         data = {"key": self.run_key, "path": str(path), "deps": deps,
-                "absent": sorted({str(p.resolve()) for p in result.absent} - set(deps)), **_dump(result)}
+                "absent": sorted({str(p.resolve()) for p in result.absent} - set(deps)), "trees": trees,
+                **_dump(result)}
         try:
             from promptlint.fsutil import atomic_write_bytes
 

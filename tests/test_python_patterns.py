@@ -114,14 +114,35 @@ EXPECTED = {
     # the input that passes it (the file itself is checked as Prompty too)
     "prompty_app/products.py": [("PL001", 10, 28, "error")],
     "prompty_app/products.prompty": [("PL001", 14, 1, "error")],
+    # a Prompty file's loop over the entries found for the question: they enter at the argument that
+    # passes them, in the code (the file alone cannot tell what they are: info)
+    "prompty_app/answer.py": [("PL001", 12, 56, "error")],
+    "prompty_app/answer.prompty": [("PL008", 16, 1, "info")],
     # a template read in __init__ inside `with path.open() as f:`, filled with str.replace()
     "judges/math_judge.py": [("PL001", 16, 55, "error"), ("PL001", 16, 88, "error")],
     # a reply hook that returns another module's template filled with the order found in the chat:
     # a function returning a prompt constant filled is a builder, whatever its name
     "orders/utils.py": [("PL001", 13, 40, "error")],
-    # the template alone: a text that addresses a model, named a template, is read even in a module that
-    # talks to no model; {order} has no evidence of its own (info)
-    "orders/prompts.py": [("PL008", 3, 80, "info")],
+    # the template alone, in a module of prompts: {order} has no evidence of its own, but the module
+    # that fills it (utils.py) passes the order found in the chat: per request
+    "orders/prompts.py": [("PL001", 3, 80, "error")],
+    # templates of a prompts module filled only by another module (`from . import prompts`,
+    # `TaskPrompts.triage().format(...)`): each field takes what the fill site passes (the request's
+    # text); a field filled with a setting is fixed, not an undeclared input
+    "fills/prompts.py": [("PL001", 4, 49, "error"), ("PL001", 21, 31, "error"), ("PL001", 30, 51, "error")],
+    "fills/desk.py": [],
+    # ... or a LangChain pipeline made from it (`PromptTemplate.from_template(T) | llm`), run with a dict
+    "fills/escalate.py": [("PL001", 9, 37, "error")],
+    # a function that sends one prompt (to an expert model) and hands another to a runner of another
+    # module: the second is a prompt of its own, with the clock the function reads (per request)
+    "planner/expert_then_plan.py": [("PL001", 15, 36, "error"), ("PL008", 16, 20, "info")],
+    # system messages put together by a method the others return through (`self._messages(...)`),
+    # each text's lines joined into one: the clock closes the first message, ahead of the second's rules
+    "assistant/call_center_prompts.py": [("PL001", 31, 18, "error")],
+    # a clock moved by a timedelta and formatted as a date: once a day (info), not per request
+    "dates/yesterday_classifier.py": [("PL001", 11, 33, "info"), ("PL001", 11, 64, "info")],
+    # a template read through its module (`from . import prompts`), after the clock
+    "fills/reply.py": [("PL001", 11, 25, "error")],
     # MCP tools kept in a session mapping filled as each server connects (an empty default is only
     # what the first request finds), flattened in that order into tools=
     "threads/mcp_chat.py": [("PL002", 18, 42, "warning")],
@@ -370,6 +391,12 @@ EXPECTED = {
     # object we cannot place): the written-out tail names one file of the tree, its {prompt} the request's
     "probes/safety_probe.py": [("PL001", 18, 86, "error")],
     "probes/resources/safety/polish_template.txt": [("PL001", 1, 23, "error")],
+    # templates a helper __init__ calls reads into self (a custom one from the settings in the other
+    # arm), sent as the framework's own Turn("system", Message(text)) / Turn(role=, content=Message(text=))
+    # conversations, one of them through a helper that wraps its argument (`prompt=conv`)
+    "probes/goal_attack.py": [("PL001", 34, 62, "error"), ("PL001", 42, 61, "error")],
+    "probes/resources/attack/attacker_system.txt": [("PL001", 2, 1, "error")],
+    "probes/resources/attack/softer.txt": [("PL001", 1, 10, "error")],
     # an image part is not text: its JSON wrapper is no stable text after the values ahead of it
     "evals/screenshot_judge.py": [],
 }
@@ -626,6 +653,22 @@ def test_fix_sorts_a_listing_in_a_tool_list_keeps_the_mode_and_is_idempotent(tmp
     again = invoke(tmp_path, "fix", "agents/toolbox.py")
     assert again.stdout.splitlines()[-1] == "Fixed 0 findings in 0 files; 2 remaining."
     assert path.read_text() == after
+
+
+def test_fix_leaves_a_template_another_module_fills_and_says_why(tmp_path):
+    """The field's evidence is in another module (fills): no mechanical fix
+    moves it, so fix writes nothing and says so, finding by finding."""
+    import shutil
+
+    shutil.copytree(DATA / "fills", tmp_path / "fills")
+    path = tmp_path / "fills" / "prompts.py"
+    before = path.read_text()
+    result = invoke(tmp_path, "fix", "--unsafe-fixes", "fills/prompts.py")
+    assert result.exit_code == 1
+    assert ("fills/prompts.py:4:49: PL001 left as is: no automatic fix; move it after the stable content (the end "
+            "of the last user message), or declare its real volatility in [tool.promptlint.variables]") in result.stderr
+    assert result.stdout.splitlines()[-1] == "Fixed 0 findings in 0 files; 3 remaining."
+    assert path.read_text() == before
 
 
 def test_a_list_extended_in_a_loop_by_a_helper_that_reads_it_is_read_once(tmp_path):

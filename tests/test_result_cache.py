@@ -102,6 +102,23 @@ def test_a_module_created_where_an_import_looked_is_read(cached, tmp_path, monke
     assert "0 of 1" in said
 
 
+def test_a_module_created_that_fills_a_template_re_analyses_the_template(cached, tmp_path, monkeypatch):
+    """A template's field takes what the tree's fill sites pass (fills): a
+    module added anywhere in the tree can be one, so the entry checks them all."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "prompts.py").write_text(f'ORDER_TEMPLATE = """Follow this order: {{order}}\n\n{STABLE}"""\n')
+    before, _ = cached("prompts.py")
+    assert [f[2] for f in _lines(before)] == ["PL008"]
+    again, said = cached("prompts.py")
+    assert again == before and "1 of 1" in said
+    (tmp_path / "relay.py").write_text(
+        "from prompts import ORDER_TEMPLATE\n\n\ndef relay(user_message):\n"
+        "    return ORDER_TEMPLATE.format(order=user_message)\n")
+    after, said = cached("prompts.py")
+    assert _lines(after) == [("prompts.py", 1, "PL001")] and "0 of 1" in said
+    assert "filled at relay.py:5" in after["findings"][0]["message"]
+
+
 def test_a_damaged_entry_is_a_miss_and_no_cache_writes_nothing(cached, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "system.j2").write_text("It is {{ current_time }}.\n" + STABLE + "\n")

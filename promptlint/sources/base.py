@@ -95,6 +95,7 @@ class SourceContext:
     # not there: what the result cache checks before reusing its result
     deps: set = field(default_factory=set)
     absent: set = field(default_factory=set)
+    trees: set = field(default_factory=set)  # roots whose every Python file the result depends on (fills)
 
     def display_path(self, path: Path) -> str:
         base = self._display_base()

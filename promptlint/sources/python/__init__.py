@@ -67,7 +67,7 @@ from promptlint.sources.base import SourceContext
 from promptlint.sources.python.calls import Sections, is_message_list, lc_message_list, might_send, site
 from promptlint.sources.python.flow import Flow, OverBudget
 from promptlint.sources.placeholders import BARE_DOLLAR_FIELD
-from promptlint.sources.python import files, injected, toollists
+from promptlint.sources.python import files, fills, injected, toollists
 from promptlint.sources.python import strings as strs
 from promptlint.sources.python.scope import INF, ROLE_ADDS, last_name
 from promptlint.sources.python.values import DictV, ListV, MsgV, StrV, literal_text
@@ -108,6 +108,7 @@ BUILDER_DIRECTIVES = 3
 LOCAL_DIRECTIVES = 2
 _LOCAL_PROMPT = re.compile(r"^[ \t]+\w*(?:prompt|instructions|instruct)[ \t]*\+?=(?!=)", re.I | re.M)
 _WORD = re.compile(r"[A-Za-z_]\w*")
+_CALLED = re.compile(r"\b([A-Za-z_]\w*)\s*\(")  # the names a function's source calls
 MIN_TEMPLATE_TEXT = 100  # characters of a template named with the word first, in a language we cannot read
 MIN_FUNCTION_TEXT = MIN_PROMPT_TEXT  # literal characters a prompt-named function's string needs to count as a prompt
 _USER_ROLE = re.compile(r"(?:^|_)(?:user|human)(?:_|$)", re.I)
@@ -651,6 +652,10 @@ class _Reader:
             return
         params = [p.name.value for p in func.params.params]
         passed = {a.value.value for a in sink.args if isinstance(a.value, cst.Name)}
+        for name in list(passed):  # `conv = Conversation([Turn("user", Message(prompt))])`, then `prompt=conv`
+            bindings = scope.bindings.get(name, ())
+            if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
+                passed |= set(_WORD.findall(flow.src(bindings[0].value))) & set(params)
         wanted = [(i, name) for i, name in enumerate(params) if name in passed and _PROMPT_PARAM.search(name)]
         if not wanted:
             return
@@ -782,18 +787,21 @@ class _Reader:
         build = Sections(flow)
         module = flow.index.module
         candidates = []
+        fillable = {}  # label -> node of the constants and builders another module may fill (fills)
         talks_to_a_model = bool(self.found) or bool(_LLM_IMPORTS.search(self.file.text))
         # prompt constants of the module, and of its classes (`class Prompts: SYSTEM = "..."`)
         holders = [(module, "")] + [(info.scope, f"{info.node.name.value}.")
                                     for info in flow.index.classes.values() if info.scope is not None]
+        prompt_module = _PROMPT_MODULE.search(self.file.display_path.replace("\\", "/")) is not None
         for holder, prefix in holders:
             for name, bindings in holder.bindings.items():
-                # `ROW_TEMPLATE` in a module that talks to no model is a prompt only when its text addresses one
-                unsure = _TEMPLATE_ONLY.match(name) and not talks_to_a_model and not _PROMPT_WORDS.search(name)
+                # `ROW_TEMPLATE` in a module that talks to no model (and is not one of
+                # prompts) is a prompt only when its text addresses one
+                unsure = _TEMPLATE_ONLY.match(name) and not talks_to_a_model and not prompt_module \
+                    and not _PROMPT_WORDS.search(name)
                 last = bindings[-1]
                 # in a module of prompts (`prompts.py`, `templates/qa.py`) any name may hold one
-                leading = _PROMPT_LEADING.match(name) is not None or (
-                    not prefix and _PROMPT_MODULE.search(self.file.display_path.replace("\\", "/")) is not None)
+                leading = _PROMPT_LEADING.match(name) is not None or (not prefix and prompt_module)
                 if (last.kind == "aug" or last.kind == "assign" and isinstance(last.target, cst.Name)) \
                         and (_PROMPT_CONSTANT.match(name) or leading):
                     flow.reads = set()
@@ -805,6 +813,7 @@ class _Reader:
                         span = Span(self.file, last.start, last.end)
                         candidates.append((prefix + name, reads, span, [Section(role, build.text(value, "auto"),
                                                                                  span)]))
+                        fillable[prefix + name] = last.value
         candidates += self.keyed_prompts(module, build)
         candidates += self.init_templates(build)
         # module names whose own text reads as instructions, or named as a prompt (`PROMPT =
@@ -815,12 +824,17 @@ class _Reader:
                              # `from .prompts import order_template`: a prompt of another module
                              or bindings[-1].kind == "import" and _PROMPT_CONSTANT.match(name)}
         for scope in flow.index.functions:
-            candidates += self.builder(scope, build, instruction_names)
+            built = self.builder(scope, build, instruction_names)
+            if built and not scope.params and scope.parent is not None and scope.parent.is_module:
+                fillable[scope.label] = scope.node.name  # `Prompts.order()`: a template its caller fills
+            candidates += built
         candidates += self.local_prompts(build, {label for label, *_ in candidates})
         used_by_others = set().union(*(reads for _, reads, _, _ in candidates)) if candidates else set()
         for name, _, span, sections in candidates:
             if name in consumed or name in used_by_others:
                 continue
+            if name in fillable:
+                fills.apply(flow, name, sections, fillable[name])
             self.found.append((span.start, name, sections, None, span, None))
 
     def local_prompts(self, build: Sections, built: set[str]) -> list:
@@ -835,9 +849,11 @@ class _Reader:
         for scope in flow.index.functions:
             if scope.label in built:
                 continue
-            end = flow.span(scope.node)[1]
-            if self.sends_inside(scope.node):
-                continue
+            start, end = flow.span(scope.node)
+            # where the function already sends a prompt we read, a local that prompt takes its
+            # text from is part of it; another one (handed to a helper we cannot read) is not
+            sent = [at for found in self.found if start <= found[0] < end
+                    for section in found[2] for at in _part_spans(section.parts)]
             for name, bindings in scope.bindings.items():
                 last = bindings[-1]
                 if not _PROMPT_CONSTANT.match(name) or last.kind not in ("assign", "aug") \
@@ -851,6 +867,8 @@ class _Reader:
                 if not (isinstance(value, StrV) and _has_words(value, MIN_FUNCTION_TEXT)
                         and (directive_score(_literal(value)) >= LOCAL_DIRECTIVES
                              or any(_PROMPT_CONSTANT.match(read) for read in flow.reads if read != name))):
+                    continue
+                if sent and _mostly_within(value, sent):
                     continue
                 role = "system" if "system" in name.lower() and not _USER_ROLE.search(name) \
                     else self.named_role(name)
@@ -942,13 +960,18 @@ class _Reader:
         found = flow.returns_of(func)
         if not found:
             return []
-        named = bool(_PROMPT_FUNCTION.search(name))
+        # `build_system_prompt`, or a public method of a class of prompts (`TaskPrompts.research()`;
+        # a private one, `_skill_block()`, is a part the others put in)
+        named = bool(_PROMPT_FUNCTION.search(name)) or (
+            scope.cls is not None and not name.startswith("_")
+            and _PROMPT_IN_NAME.search(scope.cls.node.name.value) is not None)
         if not named:  # cheap tests on the function's source before any evaluation
             start, end = flow.span(func)
             source = self.file.text[start:end]
             if directive_score(source) < 2 and not instruction_names & set(_WORD.findall(source)) \
-                    and not files.WRITTEN_JINJA_PATH.search(source):  # nor a template file it renders
-                return []
+                    and not files.WRITTEN_JINJA_PATH.search(source) \
+                    and not any(_PROMPT_FUNCTION.search(c) for c in _CALLED.findall(source)):
+                return []  # nor a template file it renders, nor what a prompt builder returns (`self._messages(...)`)
         role = self.named_role(name)
         out = []
         for ret in found:
@@ -991,6 +1014,30 @@ class _Reader:
         return out
 
 
+
+
+def _part_spans(parts) -> list[tuple[int, int]]:
+    """(start, end) in the file of each literal text of a prompt (not its
+    values: two prompts may share one, `related_files` computed once)."""
+    out = []
+    for part in parts:
+        if isinstance(part, Text) and part.span is not None:
+            out.append((part.span.start, max(part.span.end, part.span.start + 1)))
+        elif isinstance(part, Slot):
+            out += _part_spans(part.children) + _part_spans(part.else_children)
+    return out
+
+
+def _mostly_within(value: StrV, spans: list[tuple[int, int]]) -> bool:
+    """Whether most of a string's literal text (by characters) lies in `spans`:
+    the string is part of that prompt, not one sharing a value with it."""
+    total = covered = 0
+    for seg in value.segs:
+        if isinstance(seg, Lit):
+            total += len(seg.text)
+            if any(s <= seg.offsets[0] < e for s, e in spans):
+                covered += len(seg.text)
+    return total > 0 and 2 * covered >= total
 
 
 def _keyed_entries(value: DictV, label: str, depth: int) -> list:

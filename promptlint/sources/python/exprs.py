@@ -321,6 +321,13 @@ class Expressions:
 
     def binary(self, node: cst.BinaryOperation, frame: Frame):
         left, right = self.eval(node.left, frame), self.eval(node.right, frame)
+        if isinstance(node.operator, (cst.Add, cst.Subtract)):
+            # `datetime.now() - timedelta(days=1)`: still a clock, which a format can coarsen to a date
+            # (two clocks make a duration, and text added to one is text)
+            clocks = [v for v in (left, right) if isinstance(v, Opaque) and v.clock]
+            other = right if clocks and clocks[0] is left else left
+            if len(clocks) == 1 and isinstance(other, (Opaque, ConstV)):
+                return replace(clocks[0], label=self.src(node), node=node, span=None)
         if isinstance(node.operator, cst.BitOr) and isinstance(left, lcel.ChatTemplV):
             return lcel.pipe(left)  # prompt | llm | parser
         if isinstance(node.operator, cst.Add):

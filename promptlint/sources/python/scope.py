@@ -233,6 +233,7 @@ class Index:
                     self._function(inner, scope, info, self.span(inner)[0])
                 else:
                     self._stmt(inner, info.scope, None, None)
+            self._init_helpers(info)
             info.attrs = info.scope.bindings
         elif isinstance(stmt, (cst.For,)):
             body_start = self.span(stmt.body)[0]
@@ -418,17 +419,58 @@ class Index:
         for alias in names:
             name = _dotted(alias.name)
             local = alias.asname.name.value if alias.asname is not None else name
-            self._bind(scope, Binding(local, "import", start, end, qual=f"{module}.{name}" if module else name))
+            # `from . import prompts` is `.prompts`; `from .pkg import prompts` is `.pkg.prompts`
+            qual = module + name if not module.strip(".") else f"{module}.{name}"
+            self._bind(scope, Binding(local, "import", start, end, qual=qual))
 
-    def _self_attrs(self, init: cst.FunctionDef, scope: Scope, cls: ClassInfo) -> None:
+    def _init_helpers(self, cls: ClassInfo) -> None:
+        """A method `__init__` calls as a statement of its own (`self._load_prompt_templates()`)
+        sets attributes as `__init__` does: what it assigns to `self.x` (in both arms of
+        an `if`, the later one read) is an attribute the methods read, not state that
+        changes while the object lives."""
+        init = cls.methods.get("__init__")
+        if init is None:
+            return
+        called = []
+        for stmt in self._block(init):
+            for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else ():
+                call = small.value if isinstance(small, cst.Expr) else None
+                if isinstance(call, cst.Call) and not call.args and isinstance(call.func, cst.Attribute) \
+                        and isinstance(call.func.value, cst.Name) and call.func.value.value == "self":
+                    method = cls.methods.get(call.func.attr.value)
+                    if method is not None and method is not init and method not in called:
+                        called.append(method)
+        if called:  # one the other methods call too resets state while the object lives: not an init
+            again = _self_calls([m for name, m in cls.methods.items() if m is not init])
+            called = [m for m in called if m.name.value not in again]
+        for method in called:
+            scope = self.scopes.get(id(method))
+            if scope is None:
+                continue
+            self._self_attrs(method, scope, cls, arms=True)
+            for attr, sets in list(cls.reassigned.items()):
+                cls.reassigned[attr] = [(where, value) for where, value in sets if where is not scope]
+                if not cls.reassigned[attr]:
+                    del cls.reassigned[attr]
+
+    def _self_attrs(self, init: cst.FunctionDef, scope: Scope, cls: ClassInfo, arms: bool = False) -> None:
         """`self.x = value` in __init__: an attribute the methods can read (also
         inside a `with` or `try` block that always runs: `with open(path) as f:
-        self.template = f.read()`)."""
+        self.template = f.read()`; with `arms`, inside an `if` too)."""
         todo = list(self._block(init))
         while todo:
             stmt = todo.pop(0)
             if isinstance(stmt, (cst.With, cst.Try)):
                 todo[:0] = self._block(stmt)
+                continue
+            if arms and isinstance(stmt, cst.If):
+                blocks, arm = [], stmt
+                while isinstance(arm, cst.If):
+                    blocks += self._block(arm)
+                    arm = arm.orelse
+                if arm is not None:
+                    blocks += self._block(arm)
+                todo[:0] = blocks
                 continue
             if not isinstance(stmt, cst.SimpleStatementLine):
                 continue
@@ -444,6 +486,21 @@ class Index:
                             and t.value.value == "self" and cls.scope is not None):
                         cls.scope.bindings.setdefault(t.attr.value, []).append(
                             Binding(t.attr.value, "attr", start, end, value=small.value, node=init))
+
+
+def _self_calls(methods) -> set[str]:
+    """The names of the methods these methods call on `self`."""
+    out: set[str] = set()
+
+    class Calls(cst.CSTVisitor):
+        def visit_Call(self, node):
+            func = node.func
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+                out.add(func.attr.value)
+
+    for method in methods:
+        method.visit(Calls())
+    return out
 
 
 _CONSTANT_NAME = re.compile(r"^_?[A-Z][A-Z0-9_]*$")

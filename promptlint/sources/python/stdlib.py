@@ -1006,11 +1006,36 @@ def role_content_message(flow, node: cst.Call, frame):
     """Any framework's message object built with `role=` and `content=`
     (`Message(role="system", content=text)`, `ChatMessage(...)`): a message,
     its role taken from a literal, else from the role expression's words."""
-    _, keywords = _args(node)
+    positional, keywords = _args(node)
     if "role" not in keywords or "content" not in keywords:
-        return None
+        return _role_first_message(flow, node, positional, keywords, frame)
     role = _role_of(flow, keywords["role"], frame, flow.ctx.default_role)
-    return MsgV(role, flow.eval(keywords["content"], frame), node)
+    return MsgV(role, flow.eval(_wrapped_text(flow, keywords["content"]), frame), node)
+
+
+def _wrapped_text(flow, node):
+    """The text a message class of another package wraps (`Message(text)`,
+    `Message(text=prompt)`), else the node itself."""
+    if isinstance(node, cst.Call) and _CLASS_NAME.match(flow.src(node.func)) and len(node.args) == 1 \
+            and not node.args[0].star and (node.args[0].keyword is None or node.args[0].keyword.value == "text"):
+        return node.args[0].value
+    return node
+
+
+_MESSAGE_ROLES = ("system", "developer", "user", "assistant")
+_CLASS_NAME = re.compile(r"(?:\w+\.)*[A-Z]\w*$")
+
+
+def _role_first_message(flow, node: cst.Call, positional, keywords, frame):
+    """A message class of another package given the role first and the text
+    second (`Turn("system", Message(text))`, `ChatMessage("user", text)`):
+    a message of that role; a class wrapping the text alone (`Message(text)`)
+    is its text."""
+    if len(positional) != 2 or keywords or not _CLASS_NAME.match(flow.src(node.func)) \
+            or not isinstance(positional[0], cst.SimpleString) \
+            or positional[0].evaluated_value not in _MESSAGE_ROLES:
+        return None
+    return MsgV(positional[0].evaluated_value, flow.eval(_wrapped_text(flow, positional[1]), frame), node)
 
 
 def _role_of(flow, node, frame, default: str) -> str:

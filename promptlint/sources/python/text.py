@@ -59,6 +59,10 @@ def str_method(flow, base: StrV, attr, node, frame, positional, keywords):
         written = _dict_arguments(args[0]) if isinstance(args[0], DictV) else None
         return StrV(render_fields(flow, base, strs.scan_format, [], kwargs, written), node)
     if attr == "join" and args:
+        lines = _each_line_of(flow, positional[0], frame)
+        if lines is not None:  # `" ".join(line.strip() for line in text.splitlines())`: the text itself
+            return StrV(_rejoined(lines.segs, literal_text(base)), node) if literal_text(base) is not None \
+                else lines
         return StrV(join(flow, base, args[0], positional[0]), node)
     if attr in ("strip", "lstrip", "rstrip"):
         chars = literal_text(args[0]) if args else None
@@ -99,6 +103,66 @@ def str_method(flow, base: StrV, attr, node, frame, positional, keywords):
                 segs[i] = strs.sub_lit(segs[i], 0, len(text) - len(fix))
         return StrV(segs, node)
     return _derived(flow, base, node)
+
+
+_LINE_SPLITS = ("splitlines", "split")
+_LINE_TRIMS = ("strip", "lstrip", "rstrip")
+
+
+def _each_line_of(flow, node, frame) -> StrV | None:
+    """The text whose lines a comprehension yields one by one, trimmed or
+    as they are (`[line.strip() for line in text.splitlines()]`, `for l in
+    text.split("\n")`), when that text is a string we read; else None."""
+    if not isinstance(node, (cst.ListComp, cst.GeneratorExp)) or node.for_in.inner_for_in is not None \
+            or node.for_in.ifs or not isinstance(node.for_in.target, cst.Name):
+        return None
+    target, it, elt = node.for_in.target.value, node.for_in.iter, node.elt
+    if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and it.func.attr.value in _LINE_SPLITS):
+        return None
+    if it.func.attr.value == "split" and not (len(it.args) == 1 and isinstance(it.args[0].value, cst.SimpleString)
+                                              and it.args[0].value.evaluated_value == "\n"):
+        return None
+    if isinstance(elt, cst.Call) and isinstance(elt.func, cst.Attribute) and elt.func.attr.value in _LINE_TRIMS \
+            and not elt.args:
+        elt = elt.func.value
+    if not (isinstance(elt, cst.Name) and elt.value == target):
+        return None
+    text = flow.eval(it.func.value, frame)
+    return text if isinstance(text, StrV) else None
+
+
+def _rejoined(segs: list, sep: str) -> list:
+    """Text whose line breaks (and the spaces around them) become `sep`:
+    the characters kept keep their file offsets, `sep` takes the break's."""
+    out = []
+    for seg in segs:
+        if not isinstance(seg, Lit) or "\n" not in seg.text:
+            out.append(seg)
+            continue
+        text, offsets, keep = seg.text, seg.offsets, []
+        i = 0
+        while i < len(text):
+            if text[i] == "\n":
+                while keep and keep[-1] >= 0 and text[keep[-1]] in " \t\r":
+                    keep.pop()  # the spaces before the break
+                j = i + 1
+                while j < len(text) and text[j] in " \t\r":
+                    j += 1  # the indentation after it
+                keep.append(-(i + 1))  # the separator, at the break
+                i = j
+                continue
+            keep.append(i)
+            i += 1
+        chars, offs = [], []
+        for k in keep:
+            if k < 0:
+                chars.append(sep)
+                offs += [offsets[-k - 1]] * len(sep)
+            else:
+                chars.append(text[k])
+                offs.append(offsets[k])
+        out.append(Lit("".join(chars), offs + [offsets[-1]]))
+    return out
 
 
 def fill(flow, value, conversion, spec, node, label=None, span=None) -> list:
@@ -197,7 +261,7 @@ def render_fields(flow, text: StrV, scanner, args: list, kwargs: dict, written: 
             if value is not None and root and not root.isdigit():
                 value = named_by(flow.ctx, root, value)
             if value is None and root in bound:
-                out.append(_bound_in_template(flow, root, label, bound, kwargs, flow.file_span(*span)))
+                out.append(_bound_in_template(flow, root, label, bound, kwargs, span, written))
                 continue
             if value is None:
                 out.append(variable_slot(root if root and not root.isdigit() else label, label,
@@ -215,10 +279,12 @@ def render_fields(flow, text: StrV, scanner, args: list, kwargs: dict, written: 
     return out
 
 
-def _bound_in_template(flow, root: str, label: str, bound: dict, kwargs: dict, span):
+def _bound_in_template(flow, root: str, label: str, bound: dict, kwargs: dict, span, written):
     """A field of a name the template binds itself (`{% set outputs = layout
-    | first %}`): as volatile as what its binding reads, the values the
-    call passes for those (its own name is no evidence)."""
+    | first %}`, `{% for item in documentation %}`): as volatile as what its
+    binding reads, the values the call passes for those (its own name is no
+    evidence); in a template not written in this file, placed at the
+    argument that passes the value."""
     from promptlint.ir import Slot, SlotKind
 
     reads, seen, todo = [], {root}, list(bound[root])
@@ -236,10 +302,14 @@ def _bound_in_template(flow, root: str, label: str, bound: dict, kwargs: dict, s
         name, value = max(passed, key=lambda p: flow.verdict(p[1]).volatility)
         verdict = flow.verdict(value)
         reason = f"{root} is set in the template from {name}: {verdict.reason}"
+        argument = (written or {}).get(name)
+        if span[0] == span[1] and argument is not None and _in_file(flow, argument):
+            span = flow.span(argument)
     else:  # what it reads is an input nothing passes: that input's own evidence
         verdict = max((flow.ctx.variables.resolve(n) for n in reads), key=lambda v: v.volatility, default=UNKNOWN)
         reason = f"{root} is set in the template from {', '.join(reads) or 'constants'}: {verdict.reason}"
-    return Slot(label, SlotKind.VARIABLE, verdict.volatility, reason, span, names=tuple(reads) or (root,))
+    return Slot(label, SlotKind.VARIABLE, verdict.volatility, reason, flow.file_span(*span),
+                names=tuple(reads) or (root,))
 
 
 def _passes_through(argument) -> bool:
