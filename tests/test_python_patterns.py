@@ -671,6 +671,21 @@ def test_fix_leaves_a_template_another_module_fills_and_says_why(tmp_path):
     assert path.read_text() == before
 
 
+def test_fill_sites_past_the_limit_are_not_read_and_the_note_says_so(tmp_path, monkeypatch):
+    from promptlint.sources.python import fills
+
+    monkeypatch.setattr(fills, "MAX_FILL_MODULES", 1)
+    monkeypatch.setenv("PROMPTLINT_NO_CACHE", "1")
+    rules = "Answer in two sentences, quote the ticket, never guess a cause, and name the product. " * 4
+    (tmp_path / "prompts.py").write_text(f'ORDER_TEMPLATE = """Order: {{order}}\n\n{rules}"""\n')
+    for name in ("first.py", "second.py"):
+        (tmp_path / name).write_text("from prompts import ORDER_TEMPLATE\n\n\ndef relay(user_message):\n"
+                                     "    return ORDER_TEMPLATE.format(order=user_message)\n")
+    result = invoke(tmp_path, "check", "-v", "prompts.py")
+    assert "prompts.py:1:28: PL001 {order} changes per request" in result.stdout
+    assert "prompts.py:1:18: ORDER_TEMPLATE: fill sites past 1 importing modules not read" in result.stderr
+
+
 def test_a_list_extended_in_a_loop_by_a_helper_that_reads_it_is_read_once(tmp_path):
     # `parts.extend(await more(parts))` in a loop: reading `parts` inside its own growth once
     # recursed without end ("nests too deeply"); the list is read as it was before the loop

@@ -52,6 +52,7 @@ analysed, at info level.
 from __future__ import annotations
 
 import ast
+import bisect
 import dataclasses
 import re
 import sys
@@ -1031,11 +1032,19 @@ def _part_spans(parts) -> list[tuple[int, int]]:
 def _mostly_within(value: StrV, spans: list[tuple[int, int]]) -> bool:
     """Whether most of a string's literal text (by characters) lies in `spans`:
     the string is part of that prompt, not one sharing a value with it."""
+    merged: list[list[int]] = []  # the spans, overlaps merged, by start: one bisect per literal
+    for s, e in sorted(spans):
+        if merged and s <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], e)
+        else:
+            merged.append([s, e])
+    starts = [s for s, _ in merged]
     total = covered = 0
     for seg in value.segs:
         if isinstance(seg, Lit):
             total += len(seg.text)
-            if any(s <= seg.offsets[0] < e for s, e in spans):
+            i = bisect.bisect_right(starts, seg.offsets[0]) - 1
+            if i >= 0 and seg.offsets[0] < merged[i][1]:
                 covered += len(seg.text)
     return total > 0 and 2 * covered >= total
 

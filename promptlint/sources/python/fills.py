@@ -39,8 +39,6 @@ MAX_SCAN_BYTES = 64 * 1024 * 1024  # Python text kept for the run's searches
 MAX_FILE_BYTES = 1024 * 1024  # a larger module is not searched
 MAX_FILL_MODULES = 8  # importing modules read for one template
 _NAME = re.compile(r"[A-Za-z_]\w*")
-_FILLS = re.compile(r"\.(?:format|format_map|render|substitute|safe_substitute|invoke|ainvoke|format_messages"
-                    r"|format_prompt)\(")
 
 
 def apply(flow, label: str, sections, node) -> None:
@@ -69,7 +67,8 @@ def _unknown_fields(parts, out: dict) -> None:
 
 
 def _evidence(flow, label: str, fields: set[str], node) -> dict:
-    """{field: (verdict, "file:line")} from the tree's `.format` calls on `label`."""
+    """{field: (verdict, "file:line")} from the calls of the tree's other
+    modules that fill `label` (the most volatile evidence of each field)."""
     from promptlint.sources.python.project import project_of
 
     ctx = flow.ctx
@@ -77,6 +76,8 @@ def _evidence(flow, label: str, fields: set[str], node) -> dict:
     tree = _tree(ctx)
     ctx.trees.add(ctx.root.resolve())
     if tree is None:
+        ctx.note(flow.file, flow.file_span(*flow.span(node)), f"{label}: fill sites in other modules not searched "
+                 f"(the tree has more than {MAX_TREE_FILES:,} files or {MAX_SCAN_BYTES // 2**20} MiB of Python)")
         return {}
     parts = label.split(".")
     project = project_of(ctx)
@@ -86,7 +87,8 @@ def _evidence(flow, label: str, fields: set[str], node) -> dict:
         if path == here:
             continue
         if read >= MAX_FILL_MODULES:
-            ctx.note(flow.file, flow.file_span(*flow.span(node)), f"{label}: fill sites past {MAX_FILL_MODULES} importing modules not read")
+            ctx.note(flow.file, flow.file_span(*flow.span(node)),
+                     f"{label}: fill sites past {MAX_FILL_MODULES} importing modules not read")
             break
         foreign = project.flow(path, (flow, node))
         if foreign is None:
@@ -139,6 +141,7 @@ def _is(path: Path | None, module: Path) -> bool:
 
 _FILL_METHODS = {"format", "format_map", "render", "substitute", "safe_substitute", "invoke", "ainvoke",
                  "format_messages", "format_prompt"}
+_FILLS = re.compile(rf"\.(?:{'|'.join(sorted(_FILL_METHODS))})\(")  # a module that may fill a template
 
 
 def _passed(call: cst.Call):
