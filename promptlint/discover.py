@@ -388,19 +388,27 @@ def _gitignore(folder: Path) -> pathspec.GitIgnoreSpec | None:
         return None
 
 
-def python_files(root: Path, limit: int) -> list[Path] | None:
-    """The `.py` files under `root` in the folders discovery walks (not
-    `.git`, `node_modules`, virtual environments, hidden folders), sorted;
-    None past `limit` files walked. A module's result that depends on the
-    whole tree (python.fills) is checked against this list by the cache."""
-    out, seen = [], 0
+MAX_TREE_FILES = 20_000  # files a whole-tree lookup walks (a path's tail, the fill sites of a template)
+
+
+def tree_files(root: Path, limit: int = MAX_TREE_FILES) -> list[Path] | None:
+    """Every file under `root` in the folders discovery walks (not `.git`,
+    `node_modules`, virtual environments, hidden folders), in a fixed
+    order; None past `limit` files."""
+    out = []
     for folder, dirs, names in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
-        seen += len(names)
-        if seen > limit:
+        out += [Path(folder, n) for n in sorted(names)]
+        if len(out) > limit:
             return None
-        out += [Path(folder, n) for n in sorted(names) if n.endswith(".py")]
     return out
+
+
+def python_files(root: Path, limit: int = MAX_TREE_FILES) -> list[Path] | None:
+    """The `.py` files of tree_files: what a result that depends on the whole
+    tree (python.fills) reads, and what the cache checks it against."""
+    found = tree_files(root, limit)
+    return None if found is None else [p for p in found if p.suffix == ".py"]
 
 
 def find_candidates(paths: list[Path], config, notes: list[str] | None = None,

@@ -123,9 +123,8 @@ class ResultCache:
         it); None past the walk's limit."""
         if root not in self._trees:
             from promptlint.discover import python_files
-            from promptlint.sources.python.fills import MAX_TREE_FILES
 
-            files = python_files(Path(root), MAX_TREE_FILES)
+            files = python_files(Path(root))
             h = hashlib.sha256()
             for f in files or ():
                 try:

@@ -70,7 +70,7 @@ from promptlint.sources.python.flow import Flow, OverBudget
 from promptlint.sources.placeholders import BARE_DOLLAR_FIELD
 from promptlint.sources.python import files, fills, injected, toollists
 from promptlint.sources.python import strings as strs
-from promptlint.sources.python.scope import INF, ROLE_ADDS, last_name
+from promptlint.sources.python.scope import INF, MESSAGE_ROLES, ROLE_ADDS, last_name
 from promptlint.sources.python.values import DictV, ListV, MsgV, StrV, literal_text
 from promptlint.sources.python.strings import MIN_PROMPT_TEXT, Lit, has_words as _has_words
 from promptlint.sources.python.tree import positions, walk
@@ -509,7 +509,6 @@ class _Collector:
 
 
 _LC_MESSAGE_CLASSES = ("SystemMessage", "HumanMessage", "AIMessage")
-_ROLES = ("system", "developer", "user", "assistant")
 
 
 def _role_dict(node) -> bool:
@@ -521,7 +520,7 @@ def _role_dict(node) -> bool:
         if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString):
             keys[el.key.evaluated_value] = el.value
     role = keys.get("role")
-    return "content" in keys and isinstance(role, cst.SimpleString) and role.evaluated_value in _ROLES
+    return "content" in keys and isinstance(role, cst.SimpleString) and role.evaluated_value in MESSAGE_ROLES
 
 
 def _role_call(node) -> bool:
@@ -534,7 +533,7 @@ def _role_call(node) -> bool:
     first = node.args[0]
     role = first.value if first.keyword is None else \
         next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "role"), None)
-    return isinstance(role, cst.SimpleString) and role.evaluated_value in _ROLES
+    return isinstance(role, cst.SimpleString) and role.evaluated_value in MESSAGE_ROLES
 
 
 def _role_list(node) -> bool:

@@ -60,7 +60,6 @@ def _inside(path: Path, flow) -> bool:
 # a path joined onto a root we cannot place (`resources / "x" / "y.txt"`): `ANYWHERE/x/y.txt`
 ANYWHERE = "*"
 PATH_PART = re.compile(r"[\w.-]+(?:/[\w.-]+)*")
-MAX_TAIL_FILES = 20_000  # files of the checked tree looked through for a path's written-out tail (then: not found)
 
 
 def resolve(flow, where: str) -> Path | None:
@@ -91,20 +90,13 @@ def _by_tail(flow, tail: str) -> Path | None:
 
 
 def _walk_for_tail(flow, parts: list[str]) -> Path | None:
-    """The walk behind `_by_tail`: the folders discovery walks (not `.git`,
-    `node_modules`, virtual environments), at most MAX_TAIL_FILES files."""
-    from promptlint.discover import SKIP_DIRS
+    """The walk behind `_by_tail`: the files discovery would walk (at most
+    MAX_TREE_FILES); None unless exactly one ends so."""
+    from promptlint.discover import tree_files
 
-    found, seen = [], 0
-    for folder, dirs, names in os.walk(flow.ctx.root):
-        dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")]
-        seen += len(names)
-        if seen > MAX_TAIL_FILES:
-            return None
-        if parts[-1] in names:
-            candidate = Path(folder, parts[-1])
-            if candidate.as_posix().endswith("/" + "/".join(parts)) and _inside(candidate, flow):
-                found.append(candidate)
+    tail = "/" + "/".join(parts)
+    found = [p for p in tree_files(flow.ctx.root) or () if p.name == parts[-1]
+             and p.as_posix().endswith(tail) and _inside(p, flow)]
     return found[0] if len(found) == 1 else None
 
 

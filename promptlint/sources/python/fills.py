@@ -24,17 +24,17 @@ for one template. The result then depends on every Python file of the tree
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import libcst as cst
 
 from promptlint.analysis.volatility import Verdict, no_evidence
+from promptlint.discover import MAX_TREE_FILES, python_files
 from promptlint.ir import Slot, SlotKind
+from promptlint.sources.python.scope import _dotted_name
 from promptlint.sources.python.values import named_by
 
-MAX_TREE_FILES = 20_000  # files walked under the project root
 MAX_SCAN_BYTES = 64 * 1024 * 1024  # Python text kept for the run's searches
 MAX_FILE_BYTES = 1024 * 1024  # a larger module is not searched
 MAX_FILL_MODULES = 8  # importing modules read for one template
@@ -198,16 +198,9 @@ def _template(node, scope) -> str | None:
             node = node.func if not node.args else node.args[0].value
             continue
         break
-    return _dotted(node)
+    return _dotted_name(node)
 
 
-def _dotted(node) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        head = _dotted(node.value)
-        return None if head is None else f"{head}.{node.attr.value}"
-    return None
 
 
 def _tree(ctx) -> dict | None:
@@ -218,9 +211,7 @@ def _tree(ctx) -> dict | None:
     memo = ctx.shared.get("python.fill_tree", False)
     if memo is not False:
         return memo
-    from promptlint.discover import python_files
-
-    found = python_files(ctx.root, MAX_TREE_FILES)
+    found = python_files(ctx.root)
     out: dict | None = {} if found is not None else None
     total = 0
     for path in found or ():

@@ -503,6 +503,9 @@ def _self_calls(methods) -> set[str]:
     return out
 
 
+# the roles a message written in code can name (`{"role": "system", ...}`, `Turn("user", text)`)
+MESSAGE_ROLES = ("system", "developer", "user", "assistant")
+
 _CONSTANT_NAME = re.compile(r"^_?[A-Z][A-Z0-9_]*$")
 
 

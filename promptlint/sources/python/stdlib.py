@@ -31,7 +31,7 @@ from promptlint.analysis.volatility import (
 )
 from promptlint.ir import SourceError, SourceFile, Volatility
 from promptlint.sources.python import files, lcel
-from promptlint.sources.python.scope import INF, at_import, last_name
+from promptlint.sources.python.scope import INF, MESSAGE_ROLES, at_import, last_name
 from promptlint.sources.python.tree import walk
 from promptlint.sources.python import strings as strs
 from promptlint.sources.python.strings import Lit
@@ -1022,7 +1022,6 @@ def _wrapped_text(flow, node):
     return node
 
 
-_MESSAGE_ROLES = ("system", "developer", "user", "assistant")
 _CLASS_NAME = re.compile(r"(?:\w+\.)*[A-Z]\w*$")
 
 
@@ -1033,7 +1032,7 @@ def _role_first_message(flow, node: cst.Call, positional, keywords, frame):
     is its text."""
     if len(positional) != 2 or keywords or not _CLASS_NAME.match(flow.src(node.func)) \
             or not isinstance(positional[0], cst.SimpleString) \
-            or positional[0].evaluated_value not in _MESSAGE_ROLES:
+            or positional[0].evaluated_value not in MESSAGE_ROLES:
         return None
     return MsgV(positional[0].evaluated_value, flow.eval(_wrapped_text(flow, positional[1]), frame), node)
 
