@@ -174,6 +174,9 @@ class Slot:
     # {"kind": "manual", "advice": "..."} when only a person can make the fix
     # with the character offsets of the expression to rewrite (the Python reader sets it).
     fix: dict | None = None
+    # where a loop of code is written whole, when its items' text comes before its head
+    # (a comprehension's element precedes its `for`): the reader reports the item there
+    written: Span | None = None
 
     @property
     def is_region(self) -> bool:

@@ -56,14 +56,20 @@ def _entry(ctx: CheckContext, slot):
     """Where a slot's volatile value enters the text: for a loop of code
     (Python; a template's `{% for %}` is text of its own) over items
     that change (not over an unstable order), the first value of an item
-    written inside it, below the loop's head, that changes as often
-    (`{memory}` in the f-string a loop appends), else the slot itself (a
-    loop placed by a format argument is reported at the argument)."""
+    written inside it, below the loop's head (or in a comprehension's
+    element, before it), that changes as often (`{memory}` in the f-string
+    a loop appends), else the slot itself (a loop placed by a format
+    argument is reported at the argument)."""
     if slot.kind is not SlotKind.LOOP or slot.order_varies or slot.insertion_order or slot.span is None \
             or ctx.template.format != "python" or not slot.label.startswith("for "):
         return slot  # (a loop the reader placed where its text enters is labelled by that place)
+
+    def inside(span) -> bool:
+        if slot.written is not None:
+            return slot.written.start <= span.start < slot.span.start
+        return span.start > slot.span.start
     return next((s for s in candidates(slot.children) if s.volatility >= slot.volatility and s.span is not None
-                 and s.span.file is slot.span.file and s.span.start > slot.span.start), slot)
+                 and s.span.file is slot.span.file and inside(s.span)), slot)
 
 
 def _worth_reporting(tokens: int, turn) -> bool:

@@ -94,7 +94,7 @@ _HINTS = re.compile(
     r"|^[ \t]*from[ \t]+\S+[ \t]+import[ \t][^\n]*\w_?(?:prompt|template|instructions)\b"
     rf"|{files.WRITTEN_JINJA_PATH.pattern}",
     re.I | re.M)
-_PROMPT_CONSTANT = re.compile(r"^(?:\w*_)?(?:prompt|template|instructions|instruct)$", re.I)
+_PROMPT_CONSTANT = re.compile(r"^(?:\w*_)?(?:prompts?|template|instructions|instruct)$", re.I)
 # the name first, what it is for after (`TEMPLATE_INIT_CODE_GENERATION`, `PROMPT_SUMMARY`): also what
 # code names paths and settings (`TEMPLATE_DIR`, `PROMPT_MAX_TOKENS`), so it counts only when its text
 # reads as instructions to a model
@@ -127,6 +127,7 @@ _TEMPLATE_COLLECTION = re.compile(r"^(?:\w*_)?templates$", re.I)
 _PROMPT_MODULE = re.compile(r"(?:^|[/\\_])(?:prompts?|prompt_templates?)(?:\.py$|[/\\])")
 _TEMPLATE_ONLY = re.compile(r"^(?:\w*_)?template$", re.I)
 _PROMPT_WORDS = re.compile(r"prompt|instruction|system|user|human|assistant|chat|message|agent|llm|query|rag", re.I)
+_LC_FILLS = ("format_messages", "aformat_messages")  # a LangChain chat template's messages, filled
 _LLM_IMPORTS = re.compile(
     r"^[ \t]*(?:from|import)[ \t]+(?:openai|anthropic|litellm|langchain\w*|llama_index|google\.generativeai"
     r"|google\.genai|vertexai|mistralai|cohere|groq|ollama|together|instructor|dspy|haystack|semantic_kernel"
@@ -736,6 +737,16 @@ class _Reader:
         for call, scope in collector.calls:
             if id(call) in flow.used:
                 continue
+            if last_name(call.func) in _LC_FILLS:
+                # `template.format_messages(context=...)` handed to the app's own client: the
+                # messages the template gives, filled (a template we do not know gives none)
+                flow.reads = set()
+                value = flow.eval(call, flow.frame_for(scope))
+                if lc_message_list(flow, value):
+                    consumed |= flow.reads
+                    flow.used.add(id(call))
+                    self.add(call, scope, build.messages(value, call))
+                continue
             if last_name(call.func) not in _LC_MESSAGE_CLASSES:
                 continue
             flow.reads = set()
@@ -845,15 +856,14 @@ class _Reader:
         instructions to a model. Not where the function already sends or
         returns a prompt we read. (name, reads, span, sections) each."""
         flow = self.flow
-        out = []
+        out, made_by = [], []  # the prompts, and the node each one's text was made at
         for scope in flow.index.functions:
             if scope.label in built:
                 continue
             start, end = flow.span(scope.node)
             # where the function already sends a prompt we read, a local that prompt takes its
             # text from is part of it; another one (handed to a helper we cannot read) is not
-            sent = [at for found in self.found if start <= found[0] < end
-                    for section in found[2] for at in _part_spans(section.parts)]
+            here = [found for found in self.found if start <= found[0] < end]
             for name, bindings in scope.bindings.items():
                 last = bindings[-1]
                 if not _PROMPT_CONSTANT.match(name) or last.kind not in ("assign", "aug") \
@@ -866,8 +876,13 @@ class _Reader:
                 # (`full_prompt = f"{SYSTEM_PROMPT}\n\n{CHUNK_TEMPLATE.format(...)}"`)
                 if not (isinstance(value, StrV) and _has_words(value, MIN_FUNCTION_TEXT)
                         and (directive_score(_literal(value)) >= LOCAL_DIRECTIVES
-                             or any(_PROMPT_CONSTANT.match(read) for read in flow.reads if read != name))):
+                             or any(_PROMPT_CONSTANT.match(read) for read in flow.reads if read != name)
+                             or id(value.node) in flow.template_fills)):
                     continue
+                # (a template the function fills, `tpl.format(...)`, is not sent as it is: known once
+                # the fill has been read)
+                sent = [at for found in here if self.origins.get(id(found)) not in flow.filled
+                        for section in found[2] for at in _part_spans(section.parts)]
                 if sent and _mostly_within(value, sent):
                     continue
                 role = "system" if "system" in name.lower() and not _USER_ROLE.search(name) \
@@ -876,7 +891,10 @@ class _Reader:
                 # a template left unfilled here (`.format` happens in the helper) keeps its fields
                 out.append((f"{scope.label}.{name}", flow.reads, span,
                             [Section(role, build.text(value, _unfilled_style(value)), span)]))
-        return out
+                made_by.append(id(value.node))
+        # a template another local fills (`tpl = PromptTemplate(template=t)`, then `prompt =
+        # tpl.format(...)`) is read filled, as that local: not also unfilled, as its own
+        return [entry for entry, made in zip(out, made_by) if made not in flow.filled]
 
     def named_role(self, name: str) -> str:
         """The role a prompt named `name` takes: user for `*user*`/`*human*`, else the default."""

@@ -27,6 +27,7 @@ import json
 
 import libcst as cst
 
+from promptlint.analysis.volatility import Verdict
 from promptlint.ir import Breakpoint, Part, Section, Slot, SlotKind, SourceError, Volatility
 from promptlint.sources.placeholders import BARE_DOLLAR_FIELD, detect_style, fallback_style, parse_template_string
 from promptlint.sources.python import lcel
@@ -402,13 +403,15 @@ def might_send(call: cst.Call) -> bool:
     if _CHAT_WORD.search(last) and sum(a.keyword is None and not a.star for a in call.args) >= 2:
         return True
     if last in ("from_messages", "ChatPromptTemplate", "SystemMessage", "HumanMessage", "AIMessage",
-                "MessagesPlaceholder") or last == "PromptTemplate" and "template" in keywords:
+                "MessagesPlaceholder", "format_messages", "aformat_messages") \
+            or last == "PromptTemplate" and "template" in keywords:
         return True
     if _role_tuple_template(call) is not None:
         return True
     if last == "from_template" and len(chain) >= 2 and chain[-2].endswith("PromptTemplate"):
         return True
-    if _agent_run(chain, keywords, call) or _agent_definition(last, keywords):
+    if _agent_run(chain, keywords, call) or _agent_definition(last, keywords) \
+            or (last.endswith("Agent") or last.endswith("Team")) and keywords & set(_AGNO_DATETIME):
         return True
     if last in _SETS_SYSTEM and len(call.args) == 1 and call.args[0].keyword is None:
         return True
@@ -562,6 +565,10 @@ def site(flow, call: cst.Call, frame):
         sections.append(build.system(ev(positional[0]), positional[0]))
         sections += build.messages(ev(positional[1]), positional[1])
         kind = "wrapper"
+    elif _agno_dated(last, keywords, ev):
+        # agno's Agent(add_datetime_to_context=True): the system message agno writes, the time in it
+        sections.append(build.system(_agno_system(flow, keywords, ev, call), call))
+        kind = "agent"
     elif _agent_definition(last, set(keywords)):
         # Agent(instructions=...) of the OpenAI Agents SDK, pydantic-ai, smolagents, agno; ADK's
         # Agent(global_instruction=..., instruction=...)
@@ -783,6 +790,59 @@ def _crew_persona(flow, keywords, ev, call) -> StrV:
 
     return StrV([lit("You are "), *flow.segs(ev(keywords["role"])), lit(". "), *flow.segs(ev(keywords["backstory"])),
                  lit("\nYour personal goal is: "), *flow.segs(ev(keywords["goal"]))], call)
+
+
+# agno's (and phidata's) switches that put the current time into the system message it builds
+_AGNO_DATETIME = ("add_datetime_to_context", "add_datetime_to_instructions")
+_AGNO_TIME_OF_DAY = re.compile(r"%[HIMSTXcfpr]")
+
+
+def _agno_dated(last: str, keywords: dict, ev) -> bool:
+    """An agno Agent or Team told to add the current time to its context."""
+    return (last.endswith("Agent") or last.endswith("Team")) and any(
+        isinstance(keywords.get(key), cst.Name) and keywords[key].value == "True" for key in _AGNO_DATETIME)
+
+
+def _agno_system(flow, keywords: dict, ev, call) -> StrV:
+    """The system message agno builds (agno/agent/_messages.py, get_system_message, read
+    2026-12-04): description, role, instructions (one per line, `- ` each when several),
+    then `<additional_information>` with "The current time is {datetime.now()}." (to the
+    microsecond, unless `datetime_format=` says less), then `<expected_output>` and
+    `additional_context`: the time sits ahead of the expected output and the context."""
+    start, end = flow.span(call)
+
+    def lit(text):
+        return Lit.synthetic(text, start, end)
+
+    out: list = []
+    if "description" in keywords:
+        out += [*flow.segs(ev(keywords["description"])), lit("\n")]
+    if "role" in keywords:
+        out += [lit("\n<your_role>\n"), *flow.segs(ev(keywords["role"])), lit("\n</your_role>\n\n")]
+    if "instructions" in keywords:
+        value = returned_text(flow, ev(keywords["instructions"]))
+        items = value.items if isinstance(value, ListV) else [value]
+        for item in items:
+            out += [lit("- "), *flow.segs(item), lit("\n")] if len(items) > 1 else [*flow.segs(item), lit("\n\n")]
+    switch = next(key for key in _AGNO_DATETIME if key in keywords)
+    fmt = literal_text(ev(keywords["datetime_format"])) if "datetime_format" in keywords else None
+    precise = fmt is None or _AGNO_TIME_OF_DAY.search(fmt) is not None
+    verdict = Verdict(Volatility.REQUEST if precise else Volatility.DAY,
+                      f"agno's {switch}=True writes the current time into the system message ahead of its "
+                      f"expected output and context" + (" (datetime.now(), to the microsecond)" if fmt is None
+                                                         else f" (formatted {fmt!r})"))
+    at = keywords[switch]
+    clock = Opaque(f"{switch}=True", verdict, at, names=("current_time",))
+    clock.fix = {"kind": "manual", "advice": f"set {switch}=False and put the time in the user message, after the "
+                                             "stable text (agno writes it ahead of the expected output)"}
+    out += [lit("<additional_information>\n- The current time is "), *flow.segs(clock),
+            lit(".\n</additional_information>\n\n")]
+    if "expected_output" in keywords:
+        out += [lit("<expected_output>\n"), *flow.segs(ev(keywords["expected_output"])),
+                lit("\n</expected_output>\n\n")]
+    if "additional_context" in keywords:
+        out += [*flow.segs(ev(keywords["additional_context"])), lit("\n")]
+    return StrV(out, call)
 
 
 def _agent_definition(last: str, keywords) -> bool:

@@ -82,7 +82,7 @@ class Expressions:
             f = f.parent
         if f is None:
             return None
-        info = f.scope.cls
+        info = self.defining_class(f.scope.cls, attr)
         found = info.attrs.get(attr)
         if attr in info.reassigned:
             return self.reassigned_attr(info, attr, found)
@@ -98,6 +98,29 @@ class Expressions:
         if attr in info.methods:
             return FuncV(info.methods[attr], bound_self=True)
         return None
+
+    def defining_class(self, info, attr: str):
+        """The class whose body or methods give `self.attr`: the class itself,
+        else the nearest base class of this module that does (a subclass
+        reads what its base's __init__ set), else the class itself."""
+        if attr in info.attrs or attr in info.reassigned or attr in info.methods or not info.node.bases:
+            return info
+        by_name = self.__dict__.get("_classes_by_name")
+        if by_name is None:  # built once per file: the module's classes by name
+            by_name = self._classes_by_name = {}
+            for c in self.index.classes.values():
+                by_name.setdefault(c.node.name.value, []).append(c)
+        seen, todo = set(), [info]
+        while todo and len(seen) < 8:
+            cls = todo.pop(0)
+            if id(cls) in seen:
+                continue
+            seen.add(id(cls))
+            if attr in cls.attrs or attr in cls.reassigned or attr in cls.methods:
+                return cls
+            for base in cls.node.bases:
+                todo += by_name.get(_dotted_name(base.value) or "", [])
+        return info
 
     def reassigned_attr(self, info, attr: str, found) -> Opaque:
         """`self.x` that a method other than __init__ assigns again
@@ -225,6 +248,12 @@ class Expressions:
                     v.verdict.reason)), None)
                 if item is not None and verdict.volatility <= Volatility.REQUEST:
                     verdict = item
+                if isinstance(key, Opaque) and key.verdict.volatility > max(
+                        Volatility.DEPLOY, base.verdict.volatility, verdict.volatility):
+                    # `RESERVATIONS[user_id]`: an entry of a table the module holds, chosen by
+                    # a value that changes, is that value's
+                    verdict = Verdict(key.verdict.volatility, f"an entry of {short(self.src(node.value))} chosen "
+                                                              f"by {short(key.label)}: {key.verdict.reason}")
                 return Opaque(self.src(node), verdict, node, names=(name,) if name else base.names,
                               kind="name" if name else "expr", clock=base.clock)
             if isinstance(base, (DictV, ListV)) and isinstance(key, Opaque) \

@@ -158,6 +158,7 @@ class Flow(Loops, Expressions, ToIR):
         self.reassigned_values: dict[tuple[int, str], object] = {}  # (class, attribute) -> exprs.reassigned_attr
         self.used: set[int] = set()  # ids of calls and lists a prompt has taken as its messages
         self.filled: set[int] = set()  # ids of template calls whose template the code then fills (stdlib.method)
+        self.template_fills: set[int] = set()  # ids of the calls that fill them (`tpl.format(...)`): prompts
         self.repeated: dict[tuple[int, str], bool] = {}  # (caller, helper): called more than once there
         self._calls: dict[str, list] | None = None  # function name -> its calls in the module (calls_of)
         self._callers_seen: dict[tuple[int, str], tuple] = {}  # (function, parameter) -> callers_pass
@@ -784,16 +785,42 @@ class Flow(Loops, Expressions, ToIR):
         """A list with the .append/.extend/.insert calls made on its name
         between this binding and the use, and a dict or list with the items
         assigned (`messages[0]["content"] = ...`) in that stretch."""
-        changes = frame.scope.mutations_between(b.name, b.end, at) + \
-            frame.scope.mutated_later_in_loop(b.name, b.end, at)
-        if not changes or id(b) in self._mutating:
+        between = frame.scope.mutations_between(b.name, b.end, at)
+        later = frame.scope.mutated_later_in_loop(b.name, b.end, at)
+        if not between + later or id(b) in self._mutating:
             # a list read while it grows (`parts.extend(f(parts))` in a loop): as it was before
             return value
         self._mutating.add(id(b))
         try:
-            return self._mutated(b, value, frame, changes)
+            grown = self._mutated(b, value, frame, between + [m for m in later if m.method == "setitem"])
+            grows = [m for m in later if m.method != "setitem"]
+            if grows and _messages(grown):
+                # the loop that grows it: what the list held when the loop began is the start of
+                # every pass (`kept`); what each pass adds before the use follows the earlier passes
+                loop = max((lp for lp in grows[0].loops if lp[0] <= at < lp[1]), default=(0, 0))
+                began = self._mutated(b, value, frame, [m for m in between if not loop[0] <= m.start < loop[1]])
+                held = began.items if isinstance(began, ListV) else []
+                return self.run_so_far(b.name, grown, grows, {id(i) for i in held}, len(held))
+            return self._mutated(b, grown, frame, grows) if grows else grown
         finally:
             self._mutating.discard(id(b))
+
+    def run_so_far(self, name: str, value: ListV, grows, kept: set, began: int) -> ListV:
+        """A message list that the loop around its use grows after the use
+        (an agent's `messages.append(reply)` after the call): what the
+        earlier passes appended is the run's conversation so far, sent after
+        the messages it started with and longer on every pass, as a chat's
+        history is (one pass's messages, read as text, would say only what
+        one pass brings). The messages it started with that no pass
+        rewrites (`kept`: the task it was given) are the same on every
+        pass: they change with the run, as its history does."""
+        line = self.file.position(self.span(grows[0].call)[0])[0]
+        history = Opaque(f"the messages {name} gains on earlier passes", Verdict(
+            V.SESSION, f"the loop appends to {name} after sending it (line {line}): the run's conversation "
+                       "history so far, longer on every pass"), grows[0].call, names=(name,), kind="name")
+        items = [_per_run(i) if id(i) in kept else i for i in value.items]
+        items.insert(min(began, len(items)), Spread(history, grows[0].call))
+        return ListV(items, value.node, value.is_tuple)
 
     def _mutated(self, b: Binding, value, frame: Frame, changes):
         grows = [m for m in changes if m.method != "setitem"]
@@ -911,3 +938,33 @@ def _known_truth(value) -> bool | None:
 
 
 __all__ = ["Flow", "Frame", "split_prefix", "call_name", "strip_self", "MAX_DEPTH", "MAX_UNROLL", "DictV"]
+
+
+def _messages(value) -> bool:
+    """A list holding chat messages (role dicts, message objects)."""
+    return isinstance(value, ListV) and any(
+        isinstance(i, MsgV) or isinstance(i, DictV) and i.get("role") is not None for i in value.items)
+
+
+def _per_run(value):
+    """A message set before an agent's loop: what changes per request in it
+    is fixed for the run's passes (per session, at most)."""
+    if isinstance(value, Opaque) and value.effective().volatility > V.SESSION and not value.order:
+        return replace(value, verdict=Verdict(V.SESSION, f"set before the loop, the same on each of its passes: "
+                                                         f"{value.verdict.reason}"))
+    if isinstance(value, StrV):
+        return StrV([replace(s, volatility=V.SESSION, reason=f"set before the loop, the same on each of its "
+                                                              f"passes: {s.reason}")
+                     if isinstance(s, Slot) and s.volatility > V.SESSION and not s.order_varies else s
+                     for s in value.segs], value.node)
+    if isinstance(value, LoopV) and value.verdict.volatility > V.SESSION and not value.order:
+        return replace(value, verdict=Verdict(V.SESSION, f"set before the loop, the same on each of its passes: "
+                                                         f"{value.verdict.reason}"))
+    if isinstance(value, Spread):
+        return replace(value, value=_per_run(value.value))
+    if isinstance(value, MsgV):
+        return replace(value, content=_per_run(value.content))
+    if isinstance(value, DictV):
+        return replace(value, pairs=[(k, _per_run(v) if isinstance(k, StrV) and literal_text(k) == "content" else v)
+                                     for k, v in value.pairs])
+    return value

@@ -178,8 +178,11 @@ class ToIR:
             # read `in X ... %}` in a span as a Jinja loop to rewrite
             end = min(end, start + 1)
         children = self.parts(loopv.body) + self.parts(StrV(loopv.sep))
+        written = self.file_span(*self.span(loopv.at)) if isinstance(
+            loopv.at, (cst.ListComp, cst.GeneratorExp, cst.SetComp)) else None
         return Slot(loopv.label, SlotKind.LOOP, verdict.volatility, verdict.reason, self.file_span(start, end),
-                    names=loopv.names, children=children, order_varies=bool(loopv.order), fix=loopv.fix)
+                    names=loopv.names, children=children, order_varies=bool(loopv.order), fix=loopv.fix,
+                    written=written)
 
     def segs(self, value) -> list:
         """The value as text: str(value), as segments."""

@@ -999,7 +999,8 @@ def prompt_wrapper(flow, callee: str, node: cst.Call, frame):
     if text is None:
         return None
     value = flow.eval(text, frame)
-    return value if isinstance(value, StrV) else None
+    # the text, made at this call: a fill of it (`.format`, `.partial`) is the prompt, not this call
+    return StrV(list(value.segs), node) if isinstance(value, StrV) else None
 
 
 def role_content_message(flow, node: cst.Call, frame):

@@ -45,7 +45,9 @@ def call_kwargs(flow, node, frame, keywords) -> dict:
 
 def str_method(flow, base: StrV, attr, node, frame, positional, keywords):
     args = [flow.eval(a, frame) for a in positional]
-    if attr == "format" or attr == "populate" and not positional:  # kotaemon's PromptTemplate(t).populate(x=...)
+    # kotaemon's PromptTemplate(t).populate(x=...); LangChain's PromptTemplate(template=t).partial(x=...), whose
+    # fields not given stay fields of the text
+    if attr == "format" or attr in ("populate", "partial") and not positional:
         kwargs = call_kwargs(flow, node, frame, keywords)
         for a in node.args:
             if a.star == "*":
@@ -53,6 +55,9 @@ def str_method(flow, base: StrV, attr, node, frame, positional, keywords):
                 if isinstance(spread, ListV):
                     args += spread.items
         written = written_arguments(positional, keywords) if not any(a.star for a in node.args) else None
+        if isinstance(base.node, cst.Call):  # `PromptTemplate(template=t).format(...)`: read filled, here
+            flow.filled.add(id(base.node))
+            flow.template_fills.add(id(node))
         return StrV(render_fields(flow, base, strs.scan_format, args, kwargs, written), node)
     if attr == "format_map" and args:
         kwargs = _dict_kwargs(args[0]) if isinstance(args[0], DictV) else {}
