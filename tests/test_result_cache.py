@@ -119,6 +119,25 @@ def test_a_module_created_that_fills_a_template_re_analyses_the_template(cached,
     assert "filled at relay.py:5" in after["findings"][0]["message"]
 
 
+def test_a_caller_changed_in_another_module_re_analyses_the_function_it_calls(cached, tmp_path, monkeypatch):
+    """A parameter no code of its module passes takes what the tree's other
+    modules pass (flow.parameter, fills.callers): a caller edited elsewhere
+    changes the finding, so the entry is not reused."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "writer.py").write_text(
+        "from openai import OpenAI\n\nclient = OpenAI()\n\n\ndef write(kind):\n"
+        f'    text = f"Write a {{kind}}.\\n\\n{STABLE}"\n'
+        '    return client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": text}])\n')
+    (tmp_path / "cli.py").write_text("from writer import write\n\nwrite('release notes')\n")
+    before, _ = cached("writer.py")
+    assert [f[2] for f in _lines(before)] == ["PL008"]
+    (tmp_path / "cli.py").write_text("from writer import write\n\n\ndef handle(request):\n"
+                                     "    return write(request.body)\n")
+    after, said = cached("writer.py")
+    assert _lines(after) == [("writer.py", 7, "PL001")] and "0 of 1" in said
+    assert "cli.py:5 passes request.body" in after["findings"][0]["message"]
+
+
 def test_a_damaged_entry_is_a_miss_and_no_cache_writes_nothing(cached, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "system.j2").write_text("It is {{ current_time }}.\n" + STABLE + "\n")

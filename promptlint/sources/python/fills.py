@@ -12,7 +12,9 @@ a LangChain `PromptTemplate.from_template(T) | llm` run with
 passed there, evaluated in that module's flow like any imported value. Only
 fields with no evidence of their own take it, and only evidence: a value we
 cannot judge there changes nothing. The most volatile site wins, as between
-the arms of an `if`.
+the arms of an `if`. The same search finds the calls of a function no code
+of its own module calls (`callers`): its parameters with no evidence take
+what those pass (`generate_system_prompt(request.name, bio)`, flow.parameter).
 
 Limits: the files discovery would walk under the project root (no `.git`,
 `node_modules`, virtual environments), at most MAX_TREE_FILES of them and
@@ -68,28 +70,61 @@ def _unknown_fields(parts, out: dict) -> None:
 
 def _evidence(flow, label: str, fields: set[str], node) -> dict:
     """{field: (verdict, "file:line")} from the calls of the tree's other
-    modules that fill `label` (the most volatile evidence of each field)."""
+    modules that fill `label`: the most volatile evidence of each field."""
+    best: dict = {}
+    for foreign, call, scope in _sites(flow, label, node, False):
+        frame = foreign.frame_for(scope)
+        line = foreign.file.position(foreign.span(call)[0])[0]
+        where = f"{foreign.file.display_path}:{line}"
+        for name, value in _passed(call):
+            if name not in fields:
+                continue
+            verdict = foreign.verdict(named_by(flow.ctx, name, foreign.eval(value, frame)))
+            if no_evidence(verdict):
+                continue
+            if name not in best or verdict.volatility > best[name][0].volatility:
+                best[name] = (Verdict(verdict.volatility, f"{name}={foreign.src(value)[:60]}: "
+                                                           f"{verdict.reason}"), where)
+    return best
+
+
+def callers(flow, function: cst.FunctionDef) -> list:
+    """(importing module's flow, call, the scope it is made in) of each call
+    of this module's function `function` in the tree's other modules."""
+    return list(_sites(flow, function.name.value, function.name, True))
+
+
+def _sites(flow, label: str, node, calls: bool):
+    """(foreign flow, call, scope) of the calls in the tree's other modules
+    that fill the template `label` (or, with `calls`, call the function
+    `label`), at most MAX_FILL_MODULES importing modules read; a note says
+    when the tree or the modules are past the limits."""
     from promptlint.sources.python.project import project_of
 
     ctx = flow.ctx
     here = flow.file.path.resolve()
     tree = _tree(ctx)
-    ctx.trees.add(ctx.root.resolve())
+    ctx.trees.add(ctx.root.resolve())  # the result now depends on the tree's other files (result cache)
+    what = "callers" if calls else "fill sites"
     if tree is None:
-        ctx.note(flow.file, flow.file_span(*flow.span(node)), f"{label}: fill sites in other modules not searched "
+        ctx.note(flow.file, flow.file_span(*flow.span(node)), f"{label}: {what} in other modules not searched "
                  f"(the tree has more than {MAX_TREE_FILES:,} files or {MAX_SCAN_BYTES // 2**20} MiB of Python)")
-        return {}
+        return
     parts = label.split(".")
     project = project_of(ctx)
-    best: dict = {}
     read = 0
-    for path in tree.get(parts[-1], ()):
-        if path == here:
-            continue
+    candidates = tree.get(parts[-1], [])
+    if calls:  # `from . import prompts; prompts.build_prompt(...)`: by the module's name too
+        stem = here.parent.name if here.stem == "__init__" else here.stem
+        candidates = list(dict.fromkeys([*candidates, *tree.get(stem, [])]))
+    called = re.compile(rf"\b{re.escape(parts[-1])}\s*\(") if calls else None
+    for path in candidates:
+        if path == here or called is not None and not _mentions(path, called):
+            continue  # (a module that imports this one but never calls the function is not parsed)
         if read >= MAX_FILL_MODULES:
             ctx.note(flow.file, flow.file_span(*flow.span(node)),
-                     f"{label}: fill sites past {MAX_FILL_MODULES} importing modules not read")
-            break
+                     f"{label}: {what} past {MAX_FILL_MODULES} importing modules not read")
+            return
         foreign = project.flow(path, (flow, node))
         if foreign is None:
             continue
@@ -97,20 +132,15 @@ def _evidence(flow, label: str, fields: set[str], node) -> dict:
         if not receivers:
             continue
         read += 1
-        for call, scope in _format_calls(foreign, receivers):
-            frame = foreign.frame_for(scope)
-            line = foreign.file.position(foreign.span(call)[0])[0]
-            where = f"{foreign.file.display_path}:{line}"
-            for name, value in _passed(call):
-                if name not in fields:
-                    continue
-                verdict = foreign.verdict(named_by(ctx, name, foreign.eval(value, frame)))
-                if no_evidence(verdict):
-                    continue
-                if name not in best or verdict.volatility > best[name][0].volatility:
-                    best[name] = (Verdict(verdict.volatility, f"{name}={foreign.src(value)[:60]}: "
-                                                               f"{verdict.reason}"), where)
-    return best
+        for call, scope in _format_calls(foreign, receivers, calls):
+            yield foreign, call, scope
+
+
+def _mentions(path: Path, pattern: re.Pattern) -> bool:
+    try:
+        return pattern.search(path.read_text(encoding="utf-8", errors="replace")) is not None
+    except OSError:
+        return False
 
 
 def _receivers(project, foreign, module: Path, parts: list[str]) -> set[str]:
@@ -141,6 +171,7 @@ def _is(path: Path | None, module: Path) -> bool:
 
 _FILL_METHODS = {"format", "format_map", "render", "substitute", "safe_substitute", "invoke", "ainvoke",
                  "format_messages", "format_prompt"}
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import[ \t]+(?:\([^)]*\)|.*)", re.M)
 _FILLS = re.compile(rf"\.(?:{'|'.join(sorted(_FILL_METHODS))})\(")  # a module that may fill a template
 
 
@@ -156,12 +187,26 @@ def _passed(call: cst.Call):
                     yield el.key.evaluated_value, el.value
 
 
-def _format_calls(foreign, receivers: set[str]):
+def _format_calls(foreign, receivers: set[str], calls: bool = False):
     """(call, scope) of each call filling the template in the module: `T.format(...)`,
     `T().format(...)`, and a wrapper made from it (`Template(T).render(...)`,
-    `PromptTemplate.from_template(T).invoke({...})`)."""
+    `PromptTemplate.from_template(T).invoke({...})`); with `calls`, each call of
+    the builder itself (`build_prompt(...)`, `prompts.build_prompt(...)`)."""
+    by_callee, fills = _calls_in(foreign)
+    if calls:
+        return [site for name in receivers for site in by_callee.get(name, ())]
+    return [(call, scope) for call, scope in fills if _template(call.func.value, scope) in receivers]
+
+
+def _calls_in(foreign) -> tuple[dict, list]:
+    """The module's calls, indexed once per module and run: {callee as written:
+    [(call, scope)]}, and the (call, scope) of each call of a fill method."""
+    memo = foreign.__dict__.get("_fill_calls")
+    if memo is not None:
+        return memo
     index = foreign.index
-    out = []
+    by_callee: dict = {}
+    fills: list = []
 
     class Visitor(cst.CSTVisitor):
         def __init__(self):
@@ -175,12 +220,15 @@ def _format_calls(foreign, receivers: set[str]):
 
         def visit_Call(self, node):
             func = node.func
-            if isinstance(func, cst.Attribute) and func.attr.value in _FILL_METHODS \
-                    and _template(func.value, self.stack[-1]) in receivers:
-                out.append((node, self.stack[-1]))
+            name = _dotted_name(func)
+            if name:
+                by_callee.setdefault(name, []).append((node, self.stack[-1]))
+            if isinstance(func, cst.Attribute) and func.attr.value in _FILL_METHODS:
+                fills.append((node, self.stack[-1]))
 
     index.module.node.visit(Visitor())
-    return out
+    foreign._fill_calls = (by_callee, fills)
+    return foreign._fill_calls
 
 
 def _template(node, scope) -> str | None:
@@ -204,10 +252,11 @@ def _template(node, scope) -> str | None:
 
 
 def _tree(ctx) -> dict | None:
-    """{name: [path]} of the project's Python files that fill a template
-    somewhere (`.format(`, `.render(` ... in their text), by every name
-    they use: built once per run, so that each template looks up its own
-    name instead of searching the text again; None past the limits."""
+    """{name: [path]} of the project's Python files: those that fill a
+    template somewhere (`.format(`, `.render(` ... in their text) by every
+    name they use, the others by the names they import (where a builder's
+    caller is found): built once per run, so that each template looks up
+    its own name instead of searching the text again; None past the limits."""
     memo = ctx.shared.get("python.fill_tree", False)
     if memo is not False:
         return memo
@@ -221,13 +270,16 @@ def _tree(ctx) -> dict | None:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        if _FILLS.search(text):
-            total += len(text)
-            if total > MAX_SCAN_BYTES:
-                out = None
-                break
-            resolved = path.resolve()
-            for name in set(_NAME.findall(text)):
-                out.setdefault(name, []).append(resolved)
+        total += len(text)
+        if total > MAX_SCAN_BYTES:
+            out = None
+            break
+        resolved = path.resolve()
+        # a module that fills a template somewhere, by every name it uses; any other (it may
+        # call a builder), by the names it imports
+        words = _NAME.findall(text) if _FILLS.search(text) else \
+            [w for line in _IMPORT_LINE.findall(text) for w in _NAME.findall(line)]
+        for name in set(words):
+            out.setdefault(name, []).append(resolved)
     ctx.shared["python.fill_tree"] = out
     return out

@@ -159,6 +159,7 @@ class Flow(Loops, Expressions, ToIR):
         self.used: set[int] = set()  # ids of calls and lists a prompt has taken as its messages
         self.filled: set[int] = set()  # ids of template calls whose template the code then fills (stdlib.method)
         self.template_fills: set[int] = set()  # ids of the calls that fill them (`tpl.format(...)`): prompts
+        self._foreign_callers: dict[int, list] = {}  # id(function scope) -> its callers in other modules (fills)
         self.repeated: dict[tuple[int, str], bool] = {}  # (caller, helper): called more than once there
         self._calls: dict[str, list] | None = None  # function name -> its calls in the module (calls_of)
         self._callers_seen: dict[tuple[int, str], tuple] = {}  # (function, parameter) -> callers_pass
@@ -624,21 +625,30 @@ class Flow(Loops, Expressions, ToIR):
 
     def _callers_pass(self, name: str, scope) -> tuple[Verdict | None, str | None]:
         found, orders = [], []
-        for call, caller in self.calls_of(scope)[:MAX_CALLERS]:
+        sites = [(self, call, caller) for call, caller in self.calls_of(scope)[:MAX_CALLERS]]
+        if not sites and scope.parent is not None and scope.parent.is_module and scope.cls is None:
+            # a function no code here calls (`generate_system_prompt(name, background)`): what the
+            # tree's other modules that import it pass
+            from promptlint.sources.python import fills
+            sites = self._foreign_callers.get(id(scope))
+            if sites is None:
+                sites = self._foreign_callers[id(scope)] = fills.callers(self, scope.node)[:MAX_CALLERS]
+        for flow, call, caller in sites:
             arg = _argument_for(scope, call, name)
             if arg is None:
                 continue
-            value = self.eval(arg, self.frame_for(caller))
-            orders.append(self.order_of(value)[0])
+            value = flow.eval(arg, flow.frame_for(caller))
+            orders.append(flow.order_of(value)[0])
             if orders[-1] is not None:
                 continue  # a set: its order is carried as such, its items say nothing here
-            verdict = self.verdict(value)
+            verdict = flow.verdict(value)
             if "the name suggests" in verdict.reason and not self.ctx.variables.resolve(
-                    short(self.src(arg))).volatility.evidenced:
+                    short(flow.src(arg))).volatility.evidenced:
                 continue  # only another name, further up the chain, says so (`invocation_context.agent`)
             if verdict.volatility.evidenced:
-                line = self.file.position(self.span(call)[0])[0]
-                found.append(Verdict(verdict.volatility, f"line {line} passes {short(self.src(arg))}: "
+                line = flow.file.position(flow.span(call)[0])[0]
+                where = f"line {line}" if flow is self else f"{flow.file.display_path}:{line}"
+                found.append(Verdict(verdict.volatility, f"{where} passes {short(flow.src(arg))}: "
                                                          f"{verdict.reason}"))
         order = orders[0] if orders and all(orders) else None
         return max(found, key=lambda v: v.volatility) if found else None, order
