@@ -163,6 +163,14 @@ EXPECTED = {
     # a function nothing in its module calls: its parameters take what the tree's other modules pass
     # (routes.py: the fields of the incoming request)
     "characters/generator.py": [("PL001", 6, 39, "error"), ("PL001", 6, 56, "error"), ("PL001", 6, 77, "error")],
+    # random.shuffle(packages) before the list is joined into the system prompt: a new order every call
+    "shuffled/packages.py": [("PL002", 11, 43, "error")],
+    # a LlamaIndex QuestionAnswerPrompt kept as self.qaprompt (a short word glued to "prompt")
+    "llamaqa/search.py": [("PL001", 11, 14, "error")],
+    # `messages += [...]` in an except arm, then messages.append(...): the appended message is sent
+    # too (the question again, ahead of the fixed answer rules)
+    "reformulate/final_answer.py": [("PL001", 15, 57, "warning"), ("PL001", 17, 55, "warning"),
+                                    ("PL001", 18, 73, "error")],
     # MCP tools kept in a session mapping filled as each server connects (an empty default is only
     # what the first request finds), flattened in that order into tools=
     "threads/mcp_chat.py": [("PL002", 18, 42, "warning")],
@@ -230,8 +238,9 @@ EXPECTED = {
     # its argument, ahead of the history the template loops over
     "summaries/builder.py": [("PL001", 12, 23, "error")],
     "chains/prompts.py": [("PL001", 7, 44, "error"), ("PL008", 9, 61, "info")],
-    # json.dumps of call data without sort_keys ahead of fixed instructions (a user message follows)
-    "adapters/tool_calls.py": [("PL005", 13, 66, "warning")],
+    # json.dumps of call data without sort_keys ahead of fixed instructions (a user message follows):
+    # under 64 stable tokens and no conversation to lose, an info (PL005)
+    "adapters/tool_calls.py": [("PL005", 13, 66, "info")],
     # Agent(instructions=...) of an agent SDK
     "agents/planner.py": [("PL001", 18, 34, "error")],
     # Google ADK's Agent(global_instruction=..., instruction=...): the global one comes first
@@ -256,7 +265,7 @@ EXPECTED = {
     "agents/stepper.py": [("PL001", 17, 35, "error")],
     # template files the code loads (Path(__file__).parent / ..., os.path.join + open, a Jinja
     # environment's get_template): the fields get the volatility of what the call passes, reported at that argument
-    "release/agent.py": [("PL005", 14, 74, "warning"), ("PL005", 20, 58, "warning"), ("PL005", 29, 63, "warning")],
+    "release/agent.py": [("PL005", 14, 74, "info"), ("PL005", 20, 58, "info"), ("PL005", 29, 63, "info")],
     "release/prompts/system.md": [],
     "release/prompts/agent.j2": [],
     # functions of another module inlined where they are called (a RAG chat service): the retrieved
@@ -274,11 +283,11 @@ EXPECTED = {
     # item assignment: a loop that rewrites messages[0]["content"] each step, and format values
     # gathered in a dict (values["now"] = time.strftime("%c")) then passed as **values; the steps
     # a name passes through are reported at the field they fill
-    "agents/rewrite.py": [("PL001", 9, 17, "error"), ("PL005", 14, 19, "warning")],
+    "agents/rewrite.py": [("PL001", 9, 17, "error"), ("PL005", 14, 19, "info")],
     # prompt templates a subclass loads from a YAML file of its package (importlib.resources) and
     # passes to super().__init__; the base class renders them with the run's task (smolagents'
     # layout); a JSON file of replies read through a file handle; `a or b` with `a` an input
-    "planner/agents.py": [("PL001", 26, 95, "error"), ("PL005", 41, 70, "warning")],
+    "planner/agents.py": [("PL001", 26, 95, "error"), ("PL005", 41, 70, "info")],
     "knowledge/prompts/loader.py": [],
     # prompt files loaded by their bare name: by a loader of the package that builds the path at
     # run time (Voyager's load_prompt("action_template")) and by a prompt engine we cannot read,

@@ -75,7 +75,8 @@ def test_agent_tools_bad_anthropic_breakpoints():
     findings = fixture_findings("agent-tools", "bad", "agent.anthropic.yaml")
     assert ("PL004", "warning", (215, 5)) in brief(findings)  # memory: one session reads it
     assert ("PL004", "error", (275, 5)) in brief(findings)  # the per-turn counter: nobody reads it
-    assert ("PL005", "warning", (274, 33)) in brief(findings)
+    # a few stable tokens after the counter and no conversation after the system prompt: an info
+    assert ("PL005", "info", (274, 33)) in brief(findings)
 
 
 @pytest.mark.parametrize("project", ["agent-tools", "rag-answerer", "support-bot"])

@@ -6,7 +6,9 @@ Slots PL001 reports (at least MIN_BREAKER_GAIN stable tokens after them) are
 left to PL001, so the two never report the same slot. What is left is a
 volatile value with little or nothing stable after it in the system prompt:
 an `info` at the very end of it (fewer than LABEL_TOKENS stable tokens
-follow, a label or two), a `warning` when some stable system text follows.
+follow, a label or two), a `warning` when some stable system text follows
+and a conversation history after the system prompt would be thrown away
+with it (else an `info`: fewer than MIN_BREAKER_GAIN tokens are all it costs).
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ from collections.abc import Iterator
 from promptlint.analysis.render import varies_in
 from promptlint.checks.base import CheckContext, Finding, Severity, brief
 from promptlint.checks import pl001_volatile_before_stable as pl001
-from promptlint.checks.measure import widest_scope
-from promptlint.checks.measure import candidates
+from promptlint.analysis.conversation import is_history
+from promptlint.checks.measure import MIN_BREAKER_GAIN, candidates, widest_scope
 from promptlint.ir import Slot, Volatility
 from promptlint.tokenizers import get_tokenizer
 
@@ -57,6 +59,20 @@ def _stable_after_in(ctx: CheckContext, slot: Slot, scope, end: int) -> int:
     return len(get_tokenizer(ctx.primary.tokenizer).encode(text))
 
 
+def _conversation_after(sections, run_end: int) -> bool:
+    """Whether a section after the system prompt holds the conversation so
+    far (a history slot: reused turn after turn while the prefix holds)."""
+    return any(is_history(s) for section in sections[run_end + 1:] for s in _slots(section.parts))
+
+
+def _slots(parts):
+    for part in parts:
+        if isinstance(part, Slot):
+            yield part
+            yield from _slots(part.children)
+            yield from _slots(part.else_children)
+
+
 def check(ctx: CheckContext) -> Iterator[Finding]:
     template = ctx.template
     sections = template.sections
@@ -86,6 +102,13 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             if tokens < LABEL_TOKENS:
                 severity = Severity.INFO
                 where = f"at the end of the {role} prompt: nothing stable follows it there, but {effect}"
+            elif tokens < MIN_BREAKER_GAIN and not _conversation_after(sections, run_end):
+                # no conversation follows to lose (a single request, or a window of its last turns
+                # that shifts on every turn anyway): what it costs is those few tokens
+                severity = Severity.INFO
+                where = (f"in the {role} prompt ahead of {tokens:,} stable tokens of it (under {MIN_BREAKER_GAIN}, "
+                         f"and no conversation history follows to lose); moved out, the {role} block would stay "
+                         f"the same for every request")
             else:
                 severity = Severity.WARNING
                 lost = "re-sent uncached" if per == "request" else "never shared by all users"

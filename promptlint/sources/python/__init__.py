@@ -94,7 +94,8 @@ _HINTS = re.compile(
     r"|^[ \t]*from[ \t]+\S+[ \t]+import[ \t][^\n]*\w_?(?:prompt|template|instructions)\b"
     rf"|{files.WRITTEN_JINJA_PATH.pattern}",
     re.I | re.M)
-_PROMPT_CONSTANT = re.compile(r"^(?:\w*_)?(?:prompts?|template|instructions|instruct)$", re.I)
+# `SYSTEM_PROMPT`, `prompt`, `qa_prompt`, and a short word glued on (`qaprompt`, `sysprompt`)
+_PROMPT_CONSTANT = re.compile(r"^(?:\w*_)?(?:[a-z]{0,6}prompts?|template|instructions|instruct)$", re.I)
 # the name first, what it is for after (`TEMPLATE_INIT_CODE_GENERATION`, `PROMPT_SUMMARY`): also what
 # code names paths and settings (`TEMPLATE_DIR`, `PROMPT_MAX_TOKENS`), so it counts only when its text
 # reads as instructions to a model

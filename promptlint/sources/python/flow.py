@@ -722,20 +722,28 @@ class Flow(Loops, Expressions, ToIR):
                 value = self.element(value, (), b.name, b.target)
             return self.mutated(b, value, frame, at)
         if b.kind == "aug":
-            key = ("aug", id(b))
-            if key in frame.memo:
-                return frame.memo[key]
-            # a long run of `x += ...`: evaluate it from its start, so each step
-            # finds the one before it computed (no recursion through the chain)
-            chain = frame.scope.bindings.get(b.name, [])
-            i = next((k for k, other in enumerate(chain) if other is b), 0)
-            j = i
-            while j > 0 and chain[j - 1].kind == "aug" and ("aug", id(chain[j - 1])) not in frame.memo:
-                j -= 1
-            for other in chain[j:i]:
-                frame.memo[("aug", id(other))] = self._augment(other, frame)
-            value = frame.memo[key] = self._augment(b, frame)
-            return value
+            # `x += [...]`, then what `x.append(...)` adds before the use
+            return self.mutated(b, self._augmented(b, frame), frame, at)
+        return self._other_binding(b, frame, at)
+
+    def _augmented(self, b: Binding, frame: Frame):
+        """The value right after the augmented assignment `b`."""
+        key = ("aug", id(b))
+        if key in frame.memo:
+            return frame.memo[key]
+        # a long run of `x += ...`: evaluate it from its start, so each step
+        # finds the one before it computed (no recursion through the chain)
+        chain = frame.scope.bindings.get(b.name, [])
+        i = next((k for k, other in enumerate(chain) if other is b), 0)
+        j = i
+        while j > 0 and chain[j - 1].kind == "aug" and ("aug", id(chain[j - 1])) not in frame.memo:
+            j -= 1
+        for other in chain[j:i]:
+            frame.memo[("aug", id(other))] = self._augment(other, frame)
+        value = frame.memo[key] = self._augment(b, frame)
+        return value
+
+    def _other_binding(self, b: Binding, frame: Frame, at: float):
         if b.kind == "for":
             iterable = self.eval(b.value, frame)
             item = self.item_of(iterable, b.value)
@@ -803,7 +811,7 @@ class Flow(Loops, Expressions, ToIR):
         self._mutating.add(id(b))
         try:
             grown = self._mutated(b, value, frame, between + [m for m in later if m.method == "setitem"])
-            grows = [m for m in later if m.method != "setitem"]
+            grows = [m for m in later if m.method not in ("setitem", "shuffle")]
             if grows and _messages(grown):
                 # the loop that grows it: what the list held when the loop began is the start of
                 # every pass (`kept`); what each pass adds before the use follows the earlier passes
@@ -832,6 +840,16 @@ class Flow(Loops, Expressions, ToIR):
         items.insert(min(began, len(items)), Spread(history, grows[0].call))
         return ListV(items, value.node, value.is_tuple)
 
+    def shuffled(self, value, m: Mutation):
+        """The list after `random.shuffle(items)`: its items in a new order on every call."""
+        line = self.file.position(self.span(m.call)[0])[0]
+        op = Opaque(self.src(m.call.args[0].value), self.verdict_items(value), m.call, names=self.names_of(value))
+        op.order = f"shuffled by random.shuffle() (line {line}): a new order on every call"
+        # sorting it would undo a shuffle made on purpose: the person decides (drop it, or seed it once)
+        op.fix = {"kind": "manual", "advice": f"drop the random.shuffle() at line {line}, or shuffle once with a "
+                                              "fixed seed, so that the list keeps one order between requests"}
+        return op
+
     def _mutated(self, b: Binding, value, frame: Frame, changes):
         grows = [m for m in changes if m.method != "setitem"]
         if grows and all(m.method in ROLE_ADDS for m in grows) and isinstance(value, Opaque) \
@@ -843,6 +861,8 @@ class Flow(Loops, Expressions, ToIR):
             return value
         node = value.node
         for m in changes:
+            if m.method == "shuffle":
+                return self.shuffled(value, m)
             if m.method == "setitem":
                 value = self.set_item(value, m.keys, self.eval(m.call.value, frame), bool(m.arms))
             elif isinstance(value, ListV):

@@ -351,6 +351,10 @@ class Index:
                     and (func.attr.value in ("append", "extend", "insert") or func.attr.value in ROLE_ADDS)):
                 name = func.value.value
                 self._mutate(scope, Mutation(name, func.attr.value, call, start, loop, tuple(self._arms)))
+            elif _dotted_name(func) in ("random.shuffle", "shuffle") and len(call.args) == 1 \
+                    and isinstance(call.args[0].value, cst.Name):  # `random.shuffle(items)`: in place
+                self._mutate(scope, Mutation(call.args[0].value.value, "shuffle", call, start, loop,
+                                             tuple(self._arms)))
 
     def _changes(self, small, scope: Scope) -> None:
         """What a statement changes in place (`d[k] = v`, `log.append(x)`) in a
