@@ -411,7 +411,7 @@ def might_send(call: cst.Call) -> bool:
     if last == "from_template" and len(chain) >= 2 and chain[-2].endswith("PromptTemplate"):
         return True
     if _agent_run(chain, keywords, call) or _agent_definition(last, keywords) \
-            or (last.endswith("Agent") or last.endswith("Team")) and keywords & set(_AGNO_DATETIME):
+            or last.endswith(_AGNO_OWNERS) and keywords & set(_AGNO_DATETIME):
         return True
     if last in _SETS_SYSTEM and len(call.args) == 1 and call.args[0].keyword is None:
         return True
@@ -565,7 +565,7 @@ def site(flow, call: cst.Call, frame):
         sections.append(build.system(ev(positional[0]), positional[0]))
         sections += build.messages(ev(positional[1]), positional[1])
         kind = "wrapper"
-    elif _agno_dated(last, keywords, ev):
+    elif _agno_dated(last, keywords):
         # agno's Agent(add_datetime_to_context=True): the system message agno writes, the time in it
         sections.append(build.system(_agno_system(flow, keywords, ev, call), call))
         kind = "agent"
@@ -794,12 +794,13 @@ def _crew_persona(flow, keywords, ev, call) -> StrV:
 
 # agno's (and phidata's) switches that put the current time into the system message it builds
 _AGNO_DATETIME = ("add_datetime_to_context", "add_datetime_to_instructions")
+_AGNO_OWNERS = ("Agent", "Team")
 _AGNO_TIME_OF_DAY = re.compile(r"%[HIMSTXcfpr]")
 
 
-def _agno_dated(last: str, keywords: dict, ev) -> bool:
+def _agno_dated(last: str, keywords: dict) -> bool:
     """An agno Agent or Team told to add the current time to its context."""
-    return (last.endswith("Agent") or last.endswith("Team")) and any(
+    return last.endswith(_AGNO_OWNERS) and any(
         isinstance(keywords.get(key), cst.Name) and keywords[key].value == "True" for key in _AGNO_DATETIME)
 
 

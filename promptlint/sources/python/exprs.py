@@ -105,9 +105,9 @@ class Expressions:
         reads what its base's __init__ set), else the class itself."""
         if attr in info.attrs or attr in info.reassigned or attr in info.methods or not info.node.bases:
             return info
-        by_name = self.__dict__.get("_classes_by_name")
+        by_name = self.classes_by_name
         if by_name is None:  # built once per file: the module's classes by name
-            by_name = self._classes_by_name = {}
+            by_name = self.classes_by_name = {}
             for c in self.index.classes.values():
                 by_name.setdefault(c.node.name.value, []).append(c)
         seen, todo = set(), [info]

@@ -201,9 +201,8 @@ def _format_calls(foreign, receivers: set[str], calls: bool = False):
 def _calls_in(foreign) -> tuple[dict, list]:
     """The module's calls, indexed once per module and run: {callee as written:
     [(call, scope)]}, and the (call, scope) of each call of a fill method."""
-    memo = foreign.__dict__.get("_fill_calls")
-    if memo is not None:
-        return memo
+    if foreign.fill_calls is not None:
+        return foreign.fill_calls
     index = foreign.index
     by_callee: dict = {}
     fills: list = []
@@ -227,8 +226,8 @@ def _calls_in(foreign) -> tuple[dict, list]:
                 fills.append((node, self.stack[-1]))
 
     index.module.node.visit(Visitor())
-    foreign._fill_calls = (by_callee, fills)
-    return foreign._fill_calls
+    foreign.fill_calls = (by_callee, fills)
+    return foreign.fill_calls
 
 
 def _template(node, scope) -> str | None:

@@ -160,6 +160,8 @@ class Flow(Loops, Expressions, ToIR):
         self.filled: set[int] = set()  # ids of template calls whose template the code then fills (stdlib.method)
         self.template_fills: set[int] = set()  # ids of the calls that fill them (`tpl.format(...)`): prompts
         self._foreign_callers: dict[int, list] = {}  # id(function scope) -> its callers in other modules (fills)
+        self.fill_calls: tuple | None = None  # this module's calls, indexed once for other modules (fills)
+        self.classes_by_name: dict | None = None  # the module's classes by name (exprs.defining_class)
         self.repeated: dict[tuple[int, str], bool] = {}  # (caller, helper): called more than once there
         self._calls: dict[str, list] | None = None  # function name -> its calls in the module (calls_of)
         self._callers_seen: dict[tuple[int, str], tuple] = {}  # (function, parameter) -> callers_pass
@@ -829,9 +831,11 @@ class Flow(Loops, Expressions, ToIR):
         earlier passes appended is the run's conversation so far, sent after
         the messages it started with and longer on every pass, as a chat's
         history is (one pass's messages, read as text, would say only what
-        one pass brings). The messages it started with that no pass
-        rewrites (`kept`: the task it was given) are the same on every
-        pass: they change with the run, as its history does."""
+        one pass brings): placed after the `began` messages the list held
+        when the loop began, ahead of what each pass adds before the call.
+        Those it began with that no pass rewrites (`kept`: the task it was
+        given) are the same on every pass: they change with the run, as its
+        history does."""
         line = self.file.position(self.span(grows[0].call)[0])[0]
         history = Opaque(f"the messages {name} gains on earlier passes", Verdict(
             V.SESSION, f"the loop appends to {name} after sending it (line {line}): the run's conversation "
@@ -967,29 +971,25 @@ def _known_truth(value) -> bool | None:
     return None
 
 
-__all__ = ["Flow", "Frame", "split_prefix", "call_name", "strip_self", "MAX_DEPTH", "MAX_UNROLL", "DictV"]
-
-
 def _messages(value) -> bool:
     """A list holding chat messages (role dicts, message objects)."""
     return isinstance(value, ListV) and any(
         isinstance(i, MsgV) or isinstance(i, DictV) and i.get("role") is not None for i in value.items)
 
 
+_EACH_PASS = "set before the loop, the same on each of its passes"
+
+
 def _per_run(value):
     """A message set before an agent's loop: what changes per request in it
     is fixed for the run's passes (per session, at most)."""
-    if isinstance(value, Opaque) and value.effective().volatility > V.SESSION and not value.order:
-        return replace(value, verdict=Verdict(V.SESSION, f"set before the loop, the same on each of its passes: "
-                                                         f"{value.verdict.reason}"))
+    if isinstance(value, (Opaque, LoopV)) and value.verdict.volatility > V.SESSION and not value.order \
+            and (not isinstance(value, Opaque) or value.effective().volatility > V.SESSION):
+        return replace(value, verdict=Verdict(V.SESSION, f"{_EACH_PASS}: {value.verdict.reason}"))
     if isinstance(value, StrV):
-        return StrV([replace(s, volatility=V.SESSION, reason=f"set before the loop, the same on each of its "
-                                                              f"passes: {s.reason}")
+        return StrV([replace(s, volatility=V.SESSION, reason=f"{_EACH_PASS}: {s.reason}")
                      if isinstance(s, Slot) and s.volatility > V.SESSION and not s.order_varies else s
                      for s in value.segs], value.node)
-    if isinstance(value, LoopV) and value.verdict.volatility > V.SESSION and not value.order:
-        return replace(value, verdict=Verdict(V.SESSION, f"set before the loop, the same on each of its passes: "
-                                                         f"{value.verdict.reason}"))
     if isinstance(value, Spread):
         return replace(value, value=_per_run(value.value))
     if isinstance(value, MsgV):
@@ -998,3 +998,6 @@ def _per_run(value):
         return replace(value, pairs=[(k, _per_run(v) if isinstance(k, StrV) and literal_text(k) == "content" else v)
                                      for k, v in value.pairs])
     return value
+
+
+__all__ = ["Flow", "Frame", "split_prefix", "call_name", "strip_self", "MAX_DEPTH", "MAX_UNROLL", "DictV"]
