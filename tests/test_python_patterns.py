@@ -428,6 +428,17 @@ EXPECTED = {
     "probes/resources/attack/softer.txt": [("PL001", 1, 10, "error")],
     # an image part is not text: its JSON wrapper is no stable text after the values ahead of it
     "evals/screenshot_judge.py": [],
+    # a template constant filled in another module through PromptTemplate(template=..., input_variables=...)
+    # with what a web route's caller passes (a query parameter: each request's own)
+    "newsdesk/prompts.py": [("PL001", 2, 34, "error")],
+    "newsdesk/answer.py": [("PL001", 12, 59, "error")],
+    "newsdesk/api.py": [],
+    # a task brief filled inside a loop over items of data (`for section in json.loads(outline)`):
+    # each pass sends a different section ahead of the fixed instructions
+    "newsdesk/briefs.py": [("PL001", 7, 41, "error")],
+    "newsdesk/desk.py": [],
+    # a route parameter the framework injects (`style = Depends(house_style)`) is no request input
+    "newsdesk/headlines.py": [],
 }
 
 

@@ -79,7 +79,7 @@ def _evidence(flow, label: str, fields: set[str], node) -> dict:
         for name, value in _passed(call):
             if name not in fields:
                 continue
-            verdict = foreign.verdict(named_by(flow.ctx, name, foreign.eval(value, frame)))
+            verdict = foreign.verdict(named_by(flow.ctx, name, foreign.eval_at(value, frame, call)))
             if no_evidence(verdict):
                 continue
             if name not in best or verdict.volatility > best[name][0].volatility:
@@ -242,10 +242,26 @@ def _template(node, scope) -> str | None:
         while isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
             node = node.left  # a LangChain pipeline starts with its prompt
         if isinstance(node, cst.Call):  # `T()`, or `Template(T)`: the template as first argument
-            node = node.func if not node.args else node.args[0].value
+            if not node.args:
+                node = node.func
+                continue
+            made_from = _made_from(node)
+            if made_from is None:
+                return None
+            node = made_from
             continue
         break
     return _dotted_name(node)
+
+
+def _made_from(call: cst.Call):
+    """The template a wrapper is made from: `PromptTemplate(template=T, input_variables=[...])`
+    names it by keyword, `Template(T)` as its first positional argument."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "template":
+            return arg.value
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    return positional[0].value if positional else None
 
 
 

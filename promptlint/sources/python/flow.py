@@ -594,6 +594,10 @@ class Flow(Loops, Expressions, ToIR):
                 return default
         verdict = self.ctx.variables.resolve(name)
         order = None
+        route = frame.scope.route
+        if route is not None and verdict.volatility < V.REQUEST and not self.ctx.variables.configured(name) \
+                and not _injected(default_node):
+            verdict = Verdict(V.REQUEST, f"an input of the web route {route}: each request's own")
         if not self.ctx.variables.configured(name):
             passed, order = self.callers_pass(name, frame.scope)
             if passed is not None and passed.volatility > verdict.volatility and verdict.volatility < V.REQUEST:
@@ -639,7 +643,7 @@ class Flow(Loops, Expressions, ToIR):
             arg = _argument_for(scope, call, name)
             if arg is None:
                 continue
-            value = flow.eval(arg, flow.frame_for(caller))
+            value = flow.eval_at(arg, flow.frame_for(caller), call)
             orders.append(flow.order_of(value)[0])
             if orders[-1] is not None:
                 continue  # a set: its order is carried as such, its items say nothing here
@@ -762,6 +766,17 @@ class Flow(Loops, Expressions, ToIR):
             return ClassV(self.index.classes[id(b.node)])
         verdict = self.ctx.variables.resolve(b.name)
         return Opaque(b.name, verdict, None, names=(b.name,), kind="name")
+
+    def eval_at(self, node, frame: Frame, site: cst.CSTNode):
+        """`node` read as what a call made at `site` passes (a fill, a builder's
+        call): a loop variable of a loop around `site` (`for c in components:
+        T.format(component=c)`) differs from one pass's prompt to the next."""
+        before = self.site_at
+        self.site_at = self.span(site)[0]
+        try:
+            return self.eval(node, frame)
+        finally:
+            self.site_at = before
 
     def per_item(self, b: Binding, iterable, value, at: float):
         """A loop variable read inside its loop's body, where the prompt being
@@ -1000,4 +1015,19 @@ def _per_run(value):
     return value
 
 
+def _injected(default) -> bool:
+    """`db: Session = Depends(get_db)`: a parameter the framework fills with a
+    dependency of its own (a session, the settings), not the request's input."""
+    return isinstance(default, cst.Call) and _dotted_tail(default.func) in ("Depends", "Security", "Inject")
+
+
+def _dotted_tail(node) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
+
+
 __all__ = ["Flow", "Frame", "split_prefix", "call_name", "strip_self", "MAX_DEPTH", "MAX_UNROLL", "DictV"]
+

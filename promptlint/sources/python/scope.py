@@ -96,6 +96,24 @@ class Scope:
         name = self.node.name.value
         return f"{self.cls.node.name.value}.{name}" if self.cls else name
 
+    @property
+    def route(self) -> str | None:
+        """The web route this function serves (`@app.get("/ask")`, `@router.post(...)`,
+        `@bp.route(...)`, `@app.websocket(...)`), as `GET /ask`; None for any other."""
+        if self.is_module:
+            return None
+        for decorator in self.node.decorators:
+            call = decorator.decorator
+            if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+                continue
+            verb = call.func.attr.value
+            if verb not in _ROUTE_VERBS:
+                continue
+            path = next((a.value for a in call.args if a.keyword is None), None)
+            where = path.evaluated_value if isinstance(path, cst.SimpleString) else "..."
+            return f"{'' if verb in ('route', 'api_route') else verb.upper() + ' '}{where}"
+        return None
+
     def last(self, name: str, at: float) -> Binding | None:
         """The last binding of `name` that holds before offset `at`."""
         found = self.bindings.get(name)
@@ -649,6 +667,9 @@ def _names_in(node, targets: bool = False) -> list[cst.Name]:
 
     node.visit(Visitor())
     return found
+
+
+_ROUTE_VERBS = {"get", "post", "put", "patch", "delete", "route", "api_route", "websocket"}
 
 
 def _dotted_name(node) -> str | None:
