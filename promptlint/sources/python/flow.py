@@ -1018,15 +1018,7 @@ def _per_run(value):
 def _injected(default) -> bool:
     """`db: Session = Depends(get_db)`: a parameter the framework fills with a
     dependency of its own (a session, the settings), not the request's input."""
-    return isinstance(default, cst.Call) and _dotted_tail(default.func) in ("Depends", "Security", "Inject")
-
-
-def _dotted_tail(node) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return None
+    return isinstance(default, cst.Call) and last_name(default.func) in ("Depends", "Security", "Inject")
 
 
 __all__ = ["Flow", "Frame", "split_prefix", "call_name", "strip_self", "MAX_DEPTH", "MAX_UNROLL", "DictV"]
