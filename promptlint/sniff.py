@@ -19,11 +19,22 @@ DIRECTIVE = re.compile(
     r"format:|llm|language model|tool calls?|tools? available|following (?:format|rules|steps|tools))(?!\w)",
     re.IGNORECASE)
 
+# The same phrases in Chinese prompts (`你是` you are, `请根据` based on ... please, `不要` do not,
+# `JSON格式` in JSON): no word boundaries to lean on, so only phrases a prompt addresses a model with.
+DIRECTIVE_CJK = re.compile(
+    r"(你是|您是|你将|你需要|你必须|你的任务|请根据|请判断|请返回|请回答|请评估|请严格|请按照|请使用|请用|请以|"
+    r"不要|禁止|务必|只返回|只输出|输出格式|JSON格式|json格式|以下格式|回答问题|用户的问题|用户问题|助手|"
+    r"一步一步|逐步|上下文|参考资料|示例：|问题：|要求：|规则：)")
+
 
 def directive_score(text: str) -> int:
     """How many distinct instruction phrases a text has (`you are`, `respond`,
-    `the user`, `do not`, `in json` ...): 3 or more reads as a prompt."""
-    return len({m.group(1).lower() for m in DIRECTIVE.finditer(text)})
+    `the user`, `do not`, `in json` ... and their Chinese forms): 3 or more
+    reads as a prompt."""
+    found = {m.group(1).lower() for m in DIRECTIVE.finditer(text)}
+    if not text.isascii():
+        found |= {m.group(1) for m in DIRECTIVE_CJK.finditer(text)}
+    return len(found)
 
 
 def reads_as_instructions(text: str, minimum: int = 3) -> bool:

@@ -86,3 +86,11 @@ def test_explicit_files_are_read_unless_excluded_or_not_prompts(tmp_path):
     assert [(s.path, s.reason) for s in discovery.skipped] == [
         (b, "excluded by config"),
         (c, "text that does not read as a prompt (no placeholders and instructions together)")]
+
+
+def test_chinese_instructions_read_as_a_prompt_and_a_chinese_ui_message_does_not():
+    from promptlint.sniff import directive_score
+
+    assert directive_score("你是一名客服助手。请根据参考资料回答用户的问题，不要编造，请返回JSON格式。") >= 3
+    assert directive_score("请输入用户名和密码后再登录，密码至少八位。") < 3
+    assert directive_score("You are a helpful assistant. Do not guess. Answer the question.") == 4  # unchanged

@@ -428,6 +428,9 @@ EXPECTED = {
     "probes/resources/attack/softer.txt": [("PL001", 1, 10, "error")],
     # an image part is not text: its JSON wrapper is no stable text after the values ahead of it
     "evals/screenshot_judge.py": [],
+    # a judge prompt written in Chinese (`你是...`, `请判断`, `JSON格式`), kept in a local named `prompt` and
+    # handed to the app's own client: the question and both answers ahead of the fixed judging rules
+    "evals/answer_judge_zh.py": [("PL001", 7, 13, "error"), ("PL001", 10, 10, "error"), ("PL001", 13, 10, "warning")],
     # a template constant filled in another module through PromptTemplate(template=..., input_variables=...)
     # with what a web route's caller passes (a query parameter: each request's own)
     "newsdesk/prompts.py": [("PL001", 2, 34, "error")],
