@@ -160,6 +160,11 @@ EXPECTED = {
     # a tool loop that rewrites its system message each pass, ahead of the messages the run has
     # gathered: every pass re-sends them uncached (the task, set before the loop, is the same each pass)
     "react_loop/agent.py": [("PL001", 15, 60, "error")],
+    # an agent's steps: the question it was called with is the same on every pass that gathers the
+    # history, so the passes share the prefix up to the history (no finding) ...
+    "react_loop/steps.py": [],
+    # ... while a retry loop gathers nothing: the question still keeps the rules after it uncached
+    "react_loop/retries.py": [("PL001", 7, 28, "error")],
     # a function nothing in its module calls: its parameters take what the tree's other modules pass
     # (routes.py: the fields of the incoming request)
     "characters/generator.py": [("PL001", 6, 39, "error"), ("PL001", 6, 56, "error"), ("PL001", 6, 77, "error")],

@@ -160,6 +160,7 @@ class Flow(Loops, Expressions, ToIR):
         self.filled: set[int] = set()  # ids of template calls whose template the code then fills (stdlib.method)
         self.template_fills: set[int] = set()  # ids of the calls that fill them (`tpl.format(...)`): prompts
         self._foreign_callers: dict[int, list] = {}  # id(function scope) -> its callers in other modules (fills)
+        self._loop_bodies: dict[int, list] = {}  # id(function scope) -> (start, end) of its loops' bodies
         self.fill_calls: tuple | None = None  # this module's calls, indexed once for other modules (fills)
         self.classes_by_name: dict | None = None  # the module's classes by name (exprs.defining_class)
         self.repeated: dict[tuple[int, str], bool] = {}  # (caller, helper): called more than once there
@@ -606,7 +607,22 @@ class Flow(Loops, Expressions, ToIR):
                        param.name, names=(name,), kind="name")
         if order is not None:  # `for name in agent_names` of a set its caller built: no fixed order
             found.order = order
+        elif verdict.volatility > V.SESSION and self.sent_each_pass(name, frame.scope):
+            found = _per_run(found)
         return found
+
+    def sent_each_pass(self, name: str, scope: Scope) -> bool:
+        """The prompt being read is sent on each pass of a loop of this function
+        that gathers as it goes (an agent's steps: `while step < max_steps:
+        ... llm(prompt); history.append(...)`) and never rebinds `name`: what the function was called with is the same on every
+        pass, so the passes share the prefix up to what they add."""
+        if self.site_at is None or scope.is_module:
+            return False
+        loops = self._loop_bodies.get(id(scope))
+        if loops is None:
+            loops = self._loop_bodies[id(scope)] = _loop_bodies(self, scope.node)
+        return any(start <= self.site_at < end and not any(start <= b.start < end for b in scope.bindings.get(name, ()))
+                   for start, end in loops)
 
     def callers_pass(self, name: str, scope) -> tuple[Verdict | None, str | None]:
         """What the calls of this function in the module pass for parameter
@@ -1013,6 +1029,27 @@ def _per_run(value):
         return replace(value, pairs=[(k, _per_run(v) if isinstance(k, StrV) and literal_text(k) == "content" else v)
                                      for k, v in value.pairs])
     return value
+
+
+_GROWS = re.compile(r"\.(?:append|extend|insert)\(|\+=")
+
+
+def _loop_bodies(flow, function: cst.FunctionDef) -> list[tuple[int, int]]:
+    """(start, end) of the body of each for/while loop of a function that
+    gathers something as it goes (`history.append(...)`, `notes += ...`: an
+    agent's steps, not a retry of the same request), not of the functions and
+    classes inside it."""
+    found, stack = [], [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.For, cst.While)):
+            start, end = flow.span(node.body)
+            if _GROWS.search(flow.file.text, start, end):
+                found.append((start, end))
+        for child in node.children:
+            if not isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.BaseExpression)):
+                stack.append(child)
+    return found
 
 
 def _injected(default) -> bool:
