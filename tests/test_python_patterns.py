@@ -412,6 +412,9 @@ EXPECTED = {
     # template from another module with the portfolio serialised into its marker, unsorted keys
     "convo/portfolio_state.py": [("PL001", 13, 28, "error")],
     "convo/prompts.py": [("PL008", 2, 1, "info")],
+    # a conversation gathered newest first and sent reversed (`messages[::-1]`): the system message
+    # appended last goes first, its clock ahead of the whole history
+    "convo/newest_first.py": [("PL001", 14, 78, "error")],
     # a hook that prepends a message to the conversation it is handed (`q.messages = [m] + q.messages`):
     # the request's documents go ahead of the whole history
     "convo/memory_prepend.py": [("PL001", 9, 63, "error")],

@@ -298,11 +298,15 @@ class Expressions:
         return isinstance(lower, ConstV) and lower.value == 0
 
     def sliced(self, base: ListV, where: cst.Slice, frame: Frame) -> ListV | None:
-        """A slice with constant bounds of a list known item by item, or
-        `[k:]` of a list whose first k items are known."""
+        """A slice with constant bounds of a list known item by item, `[k:]`
+        of a list whose first k items are known, or the list reversed."""
         known = self.known_items(base)
         bounds = []
         for part in (where.lower, where.upper, where.step):
+            if isinstance(part, cst.UnaryOperation) and isinstance(part.operator, cst.Minus) \
+                    and isinstance(part.expression, cst.Integer):  # `[::-1]`, `[-10:]`
+                bounds.append(-int(part.expression.value))
+                continue
             value = None if part is None else self.eval(part, frame)
             if value is not None and not (isinstance(value, ConstV) and isinstance(value.value, int)):
                 return None
@@ -312,6 +316,8 @@ class Expressions:
         if known is not None:
             return ListV(known[slice(*bounds)], base.node, base.is_tuple)
         lower, upper, step = bounds
+        if lower is None and upper is None and step == -1:  # `messages[::-1]`: a list gathered newest first, in order
+            return ListV(base.items[::-1], base.node, base.is_tuple)
         head = base.items[:lower or 0]
         if lower is not None and lower >= 0 and upper is None and step is None \
                 and not any(isinstance(i, (Spread, LoopV)) for i in head):
