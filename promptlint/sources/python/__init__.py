@@ -620,11 +620,8 @@ class _Reader:
             if id(call) in flow.used:
                 continue
             flow.reads = set()
-            flow.site_at = flow.span(call)[0]
-            try:
+            with flow.sent_at(call):
                 result = site(flow, call, flow.frame_for(scope))
-            finally:
-                flow.site_at = None
             if result is not None:  # what a call that sends nothing we read evaluated stays a prompt of its own
                 sections, model, _, written = result
                 flow.used.add(id(call))
@@ -774,15 +771,12 @@ class _Reader:
             seen.add(key)
             frame = flow.frame_for(scope)
             flow.reads = set()
-            flow.site_at = flow.span(stmt)[0]
-            try:
+            with flow.sent_at(stmt):
                 if isinstance(target, str):
                     end = INF if scope.is_module else flow.span(scope.node)[1]
                     value = flow.lookup(target, end, frame)
                 else:
                     value = flow.eval(target, frame)
-            finally:
-                flow.site_at = None
             if not (isinstance(value, ListV) and is_message_list(value)):
                 continue
             sections = build.messages(value, stmt)

@@ -266,9 +266,8 @@ class Expressions:
     def latest_turn(self, base: Opaque, index, node) -> Opaque | None:
         """`messages[-1]` of the conversation so far (a per-session value
         named like it): the message of this turn, new on every request."""
-        last = isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus) \
-            and isinstance(index.expression, cst.Integer) and index.expression.value == "1"
-        if not last or base.verdict.volatility is not Volatility.SESSION or not names_history(base.names):
+        if _written_int(index) != -1 or base.verdict.volatility is not Volatility.SESSION \
+                or not names_history(base.names):
             return None
         return Opaque(self.src(node), Verdict(Volatility.REQUEST, f"the latest message of {short(base.label)}: "
                                                                   "new on every turn"), node, names=base.names)
@@ -303,9 +302,8 @@ class Expressions:
         known = self.known_items(base)
         bounds = []
         for part in (where.lower, where.upper, where.step):
-            if isinstance(part, cst.UnaryOperation) and isinstance(part.operator, cst.Minus) \
-                    and isinstance(part.expression, cst.Integer):  # `[::-1]`, `[-10:]`
-                bounds.append(-int(part.expression.value))
+            if (written := _written_int(part)) is not None and written < 0:  # `[::-1]`, `[-10:]`
+                bounds.append(written)
                 continue
             value = None if part is None else self.eval(part, frame)
             if value is not None and not (isinstance(value, ConstV) and isinstance(value.value, int)):
@@ -695,3 +693,13 @@ def _order_of(value) -> str | None:
     if isinstance(value, SetV) and len(value.items) > 1:
         return "builds a set: string hashing is randomised per process"
     return getattr(value, "order", None) if isinstance(value, (Opaque, LoopV)) else None
+
+
+def _written_int(node) -> int | None:
+    """The integer a literal writes out (`3`, `-1`), else None."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = _written_int(node.expression)
+        return None if inner is None else -inner
+    if isinstance(node, cst.Integer):
+        return int(node.value, 0)
+    return None

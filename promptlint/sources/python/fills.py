@@ -35,6 +35,7 @@ from promptlint.analysis.volatility import Verdict, no_evidence
 from promptlint.discover import MAX_TREE_FILES, python_files
 from promptlint.ir import Slot, SlotKind
 from promptlint.sources.python.scope import _dotted_name
+from promptlint.sources.python.stdlib import _args
 from promptlint.sources.python.values import named_by
 
 MAX_SCAN_BYTES = 64 * 1024 * 1024  # Python text kept for the run's searches
@@ -241,29 +242,17 @@ def _template(node, scope) -> str | None:
                 node = last.value
         while isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
             node = node.left  # a LangChain pipeline starts with its prompt
-        if isinstance(node, cst.Call):  # `T()`, or `Template(T)`: the template as first argument
-            if not node.args:
+        if isinstance(node, cst.Call):  # `T()`, `Template(T)`, `PromptTemplate(template=T, input_variables=[...])`
+            if node.args:
+                positional, keywords = _args(node)
+                node = keywords.get("template", positional[0] if positional else None)
+                if node is None:
+                    return None
+            else:
                 node = node.func
-                continue
-            made_from = _made_from(node)
-            if made_from is None:
-                return None
-            node = made_from
             continue
         break
     return _dotted_name(node)
-
-
-def _made_from(call: cst.Call):
-    """The template a wrapper is made from: `PromptTemplate(template=T, input_variables=[...])`
-    names it by keyword, `Template(T)` as its first positional argument."""
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == "template":
-            return arg.value
-    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
-    return positional[0].value if positional else None
-
-
 
 
 def _tree(ctx) -> dict | None:

@@ -47,6 +47,7 @@ from __future__ import annotations
 import math
 import re
 import time
+from contextlib import contextmanager
 from dataclasses import replace
 
 import libcst as cst
@@ -595,11 +596,10 @@ class Flow(Loops, Expressions, ToIR):
                 return default
         verdict = self.ctx.variables.resolve(name)
         order = None
-        route = frame.scope.route
-        if route is not None and verdict.volatility < V.REQUEST and not self.ctx.variables.configured(name) \
-                and not _injected(default_node):
-            verdict = Verdict(V.REQUEST, f"an input of the web route {route}: each request's own")
         if not self.ctx.variables.configured(name):
+            route = frame.scope.route
+            if route is not None and verdict.volatility < V.REQUEST and not _injected(default_node):
+                verdict = Verdict(V.REQUEST, f"an input of the web route {route}: each request's own")
             passed, order = self.callers_pass(name, frame.scope)
             if passed is not None and passed.volatility > verdict.volatility and verdict.volatility < V.REQUEST:
                 verdict = passed
@@ -614,8 +614,9 @@ class Flow(Loops, Expressions, ToIR):
     def sent_each_pass(self, name: str, scope: Scope) -> bool:
         """The prompt being read is sent on each pass of a loop of this function
         that gathers as it goes (an agent's steps: `while step < max_steps:
-        ... llm(prompt); history.append(...)`) and never rebinds `name`: what the function was called with is the same on every
-        pass, so the passes share the prefix up to what they add."""
+        ... llm(prompt); history.append(...)`) and never rebinds `name`: what
+        the function was called with is the same on every pass, so the passes
+        share the prefix up to what they add."""
         if self.site_at is None or scope.is_module:
             return False
         loops = self._loop_bodies.get(id(scope))
@@ -787,10 +788,17 @@ class Flow(Loops, Expressions, ToIR):
         """`node` read as what a call made at `site` passes (a fill, a builder's
         call): a loop variable of a loop around `site` (`for c in components:
         T.format(component=c)`) differs from one pass's prompt to the next."""
+        with self.sent_at(site):
+            return self.eval(node, frame)
+
+    @contextmanager
+    def sent_at(self, site: cst.CSTNode):
+        """Read values as the prompt sent (or made) at `site` sees them
+        (`site_at`), then as before."""
         before = self.site_at
         self.site_at = self.span(site)[0]
         try:
-            return self.eval(node, frame)
+            yield
         finally:
             self.site_at = before
 
@@ -1059,4 +1067,3 @@ def _injected(default) -> bool:
 
 
 __all__ = ["Flow", "Frame", "split_prefix", "call_name", "strip_self", "MAX_DEPTH", "MAX_UNROLL", "DictV"]
-
