@@ -96,6 +96,7 @@ _HINTS = re.compile(
     re.I | re.M)
 # `SYSTEM_PROMPT`, `prompt`, `qa_prompt`, and a short word glued on (`qaprompt`, `sysprompt`)
 _PROMPT_CONSTANT = re.compile(r"^(?:\w*_)?(?:[a-z]{0,6}prompts?|template|instructions|instruct)$", re.I)
+_UPPER_CONSTANT = re.compile(r"^_*[A-Z][A-Z0-9_]+$")  # PEP 8's constant
 # the name first, what it is for after (`TEMPLATE_INIT_CODE_GENERATION`, `PROMPT_SUMMARY`): also what
 # code names paths and settings (`TEMPLATE_DIR`, `PROMPT_MAX_TOKENS`), so it counts only when its text
 # reads as instructions to a model
@@ -176,7 +177,7 @@ def _read(file: SourceFile, ctx: SourceContext) -> list[PromptTemplate]:
     if not collector.calls and not _named_prompt_candidates(module) and not _instructions(file.text) \
             and not (_LOCAL_PROMPT.search(file.text) and directive_score(file.text) >= LOCAL_DIRECTIVES) \
             and not files.WRITTEN_JINJA_PATH.search(file.text) and not collector.tool_lists \
-            and not collector.injections:
+            and not collector.injections and not _fills_imported_constant(module, file.text):
         return []  # nothing shaped like a prompt: skip the (costly) position pass
     flow = Flow(module, positions(module), file, ctx)
     reader = _Reader(flow, file, ctx)
@@ -587,6 +588,24 @@ def _named_prompt_candidates(module: cst.Module) -> bool:
     return False
 
 
+_FILLS = re.compile(r"\.(?:format|format_map|replace|substitute|render)\(")
+
+
+def _fills_imported_constant(module: cst.Module, text: str) -> bool:
+    """`from templates.MCQA import MCQA` in a module that fills templates:
+    a function here may fill and return that constant (_Reader.imported_instructions
+    reads whether it is a prompt)."""
+    if not _FILLS.search(text):
+        return False
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar) and any(
+                        isinstance(a.name, cst.Name) and _UPPER_CONSTANT.match(a.name.value) for a in small.names):
+                    return True
+    return False
+
+
 class _Reader:
     def __init__(self, flow: Flow, file: SourceFile, ctx: SourceContext):
         self.flow = flow
@@ -828,7 +847,8 @@ class _Reader:
                              if bindings[-1].kind == "assign" and (_PROMPT_CONSTANT.match(name) or _instructions(
                                  self.file.text[bindings[-1].start:bindings[-1].end]))
                              # `from .prompts import order_template`: a prompt of another module
-                             or bindings[-1].kind == "import" and _PROMPT_CONSTANT.match(name)}
+                             or bindings[-1].kind == "import" and (_PROMPT_CONSTANT.match(name)
+                                                                   or self.imported_instructions(bindings[-1]))}
         for scope in flow.index.functions:
             built = self.builder(scope, build, instruction_names)
             if built and not scope.params and scope.parent is not None and scope.parent.is_module:
@@ -842,6 +862,15 @@ class _Reader:
             if name in fillable:
                 fills.apply(flow, name, sections, fillable[name])
             self.found.append((span.start, name, sections, None, span, None))
+
+    def imported_instructions(self, b) -> bool:
+        """`from templates.MCQA import MCQA`: an UPPER_CASE constant of another
+        module of the tree whose text reads as instructions (a template a
+        function here fills and returns)."""
+        if not _UPPER_CONSTANT.match(b.name) or b.qual is None:
+            return False
+        value = self.flow.project.value(self.flow, b.qual, b.node or self.flow.index.module.node)
+        return isinstance(value, StrV) and _instructions(_literal(value))
 
     def local_prompts(self, build: Sections, built: set[str]) -> list:
         """A prompt a function writes into a local variable named like one

@@ -27,6 +27,7 @@ import json
 
 import libcst as cst
 
+from promptlint.analysis.conversation import names_history
 from promptlint.analysis.volatility import Verdict
 from promptlint.ir import Breakpoint, Part, Section, Slot, SlotKind, SourceError, Volatility
 from promptlint.sources.placeholders import BARE_DOLLAR_FIELD, detect_style, fallback_style, parse_template_string
@@ -245,7 +246,7 @@ class Sections:
         if isinstance(item, (DictV, MsgV, StrV)) or isinstance(item, ListV) and item.is_tuple:
             self.literal = True
         if isinstance(item, Spread):
-            return self.section("user", flow.parts(item.value), item.node or node)
+            return self.section("user", flow.parts(conversation_so_far(item.value)), item.node or node)
         if isinstance(item, LoopV):
             inner = self.message(item.body, template, style, item.node)
             role = inner.role if inner is not None else "user"
@@ -293,7 +294,22 @@ class Sections:
             return self.section(role, self.text(content, style), item.node)
         if isinstance(item, StrV):
             return self.section("user", self.text(item, style), item.node or node)
-        return self.section("user", flow.parts(item), getattr(item, "node", None) or node)
+        return self.section("user", flow.parts(conversation_so_far(item)), getattr(item, "node", None) or node)
+
+
+def conversation_so_far(value):
+    """A list of messages spliced into the prompt under a name that says it
+    is the conversation (`messages`, `history`), judged per request only by
+    a name or by where it came from (a request body's `messages`, a caller's
+    `message`): the client sends it again on the next turn with the new
+    message at its end, so what it held stays a prefix, as a per-session
+    history does (PL001 reads what sits ahead of it by that). A window of it
+    (`[-5:]`) or its latest message stays per request."""
+    if isinstance(value, Opaque) and value.verdict.volatility is Volatility.REQUEST and value.kind != "turn" \
+            and value.clock is None and value.order is None and names_history(value.names):
+        return dataclasses.replace(value, verdict=Verdict(Volatility.SESSION, "the conversation so far, sent again "
+                                                          f"with each new turn at its end ({value.verdict.reason})"))
+    return value
 
 
 # what a generic name (`prompt`) alone says: the name rule's reason for it

@@ -20,7 +20,7 @@ from promptlint.sources.python import files, lcel
 from promptlint.sources.python.scope import INF, Binding, Frame, Scope, _dotted_name, last_name
 from promptlint.sources.python.strings import Lit, decode_body
 from promptlint.sources.python.values import (
-    ClassV, ConstV, DictV, ForeignFuncV, FuncV, ListV, LoopV, MsgV, Opaque, SetV, Spread, StrV, literal_text, named_by,
+    ClassV, ConstV, DictV, ForeignFuncV, FuncV, ListV, LoopV, MsgV, Opaque, SetV, Spread, StrV, as_conversation, literal_text, named_by,
     relabel, short, strongest,
 )
 
@@ -57,6 +57,10 @@ class Expressions:
             known = self.project.value(self, f"{base.instance_of}.{attr}", node)
             if known is not None:
                 return known
+        if isinstance(node.value, cst.Name) and node.value.value == "self":
+            built = self.own_attr(frame, attr, node)
+            if built is not None:
+                return built
         if isinstance(node.value, cst.Name) and node.value.value in ("self", "cls"):
             value = self.class_attr(frame, attr, node)
             if isinstance(value, Opaque) and value.node is None:
@@ -75,6 +79,26 @@ class Expressions:
         if isinstance(base, Opaque):
             return self.stdlib.value_attribute(self, base, attr, node, frame)
         return self.opaque(node, frame, self.verdict(base))
+
+    def own_attr(self, frame: Frame, attr: str, node):
+        """`self.x` read in the method that built it just before (`self.system_prompt
+        = ""`, then `+=` part by part): that text, read as a local name's is.
+        Not when the method grows or changes it in place too (`self.x.append`,
+        `self.x[k] = v`): those are followed for local names only. An augmented
+        chain with no `=` in the method builds on what the object held."""
+        f = frame
+        while f is not None and f.scope.cls is None:
+            f = f.parent
+        if f is None or f.scope.is_module:
+            return None
+        name = f"self.{attr}"
+        at = self.span(node)[0]
+        chain = f.scope.bindings.get(name)
+        if not chain or f.scope.last(name, at) is None or chain[0].kind != "assign" \
+                or re.search(rf"\bself\.{attr}\s*(?:\.\s*(?:append|extend|insert|update|add)\s*\(|\[[^\]]*\]\s*=)",
+                             self.src(f.scope.node)):
+            return None
+        return self.lookup(name, at, f, node)
 
     def class_attr(self, frame: Frame, attr: str, node=None):
         f = frame
@@ -234,10 +258,12 @@ class Expressions:
             if isinstance(base, Opaque):
                 if base.qual == "os.environ":
                     return self.stdlib.environment(self, node)
-                latest = self.latest_turn(base, node.slice[0].slice.value, node)
-                if latest is not None:
-                    return latest
+                turn = self.latest_turn(base, node.slice[0].slice.value, node) or self.first_turn(base, key, node)
+                if turn is not None:
+                    return turn
                 text = literal_text(key) if isinstance(key, StrV) else None
+                if text is not None and base.kind == "first":  # `messages[0]["content"]`: the first message's text
+                    return Opaque(self.src(node), base.verdict, node, kind="first")
                 name = f"{_dotted_name(node.value) or base.label}.{text}" if text and text.isidentifier() else None
                 verdict = self.ctx.variables.resolve(name) if name else DEFAULT
                 if no_evidence(verdict) or not no_evidence(base.verdict) and base.verdict.volatility <= \
@@ -261,6 +287,11 @@ class Expressions:
                 # `MOVES[last_action]`: a fixed table, an entry chosen by a value that changes
                 reason = f"an entry of {short(self.src(node.value))} chosen by {short(key.label)}: {key.verdict.reason}"
                 return Opaque(self.src(node), Verdict(key.verdict.volatility, reason), node, names=key.names)
+            if isinstance(base, DictV) and isinstance(key, Opaque) and base.pairs \
+                    and all(isinstance(v, StrV) for _, v in base.pairs):
+                # `KNOWLEDGE_TEMPLATE[lang]`: a table of texts (one per language, per mode) chosen by a
+                # setting: read by its first entry, whose layout the others share
+                return base.pairs[0][1]
         return self.opaque(node, frame, self.verdict(base))
 
     def latest_turn(self, base: Opaque, index, node) -> Opaque | None:
@@ -270,7 +301,20 @@ class Expressions:
                 or not names_history(base.names):
             return None
         return Opaque(self.src(node), Verdict(Volatility.REQUEST, f"the latest message of {short(base.label)}: "
-                                                                  "new on every turn"), node, names=base.names)
+                                                                  "new on every turn"), node, names=base.names,
+                      kind="turn")
+
+    def first_turn(self, base: Opaque, key, node) -> Opaque | None:
+        """`messages[0]` of the conversation so far: its first message, the
+        system prompt the client sends, the same on every turn of every
+        conversation (fixed per release, as configured text is). Not named as
+        the history: it is one message of it; what follows it is the history."""
+        if not isinstance(key, ConstV) or key.value != 0 or base.verdict.volatility is not Volatility.SESSION \
+                or not names_history(base.names):
+            return None
+        return Opaque(self.src(node), Verdict(Volatility.DEPLOY, f"the first message of {short(base.label)}: the "
+                                                                 "system prompt the client sends, the same on every "
+                                                                 "turn"), node, kind="first")
 
     def window(self, base: Opaque, where: cst.Slice, node) -> Opaque | None:
         """`history[-3:]` of the conversation so far: a sliding window drops
@@ -285,7 +329,8 @@ class Expressions:
             return None
         return Opaque(self.src(node), Verdict(Volatility.REQUEST, f"{short(self.src(node))} is a sliding window of "
                                                                   f"{short(base.label)}: its oldest turn changes on "
-                                                                  "every turn"), node, names=base.names)
+                                                                  "every turn"), node, names=base.names,
+                      kind="turn")
 
     def keeps_head(self, where: cst.Slice, frame: Frame) -> bool:
         """`[:n]` or `[0:n]` with no step: a truncation that starts at the start."""
@@ -649,6 +694,9 @@ class Expressions:
 
     def argument(self, param: str, node, scope: Scope, frame: Frame):
         value = self.eval(node, frame)
+        history = as_conversation(self.ctx, param, value.verdict) if isinstance(value, Opaque) else None
+        if history is not None:
+            return replace(value, verdict=history, names=(param,))
         return named_by(self.ctx, param, value)
 
 

@@ -65,7 +65,7 @@ from promptlint.sources.python.scope import (
 from promptlint.sources.python.tree import walk
 from promptlint.sources.python.strings import Lit, decode_simple, split_prefix
 from promptlint.sources.python.values import (
-    ClassV, ConstV, DictV, FuncV, ListV, LoopV, MsgV, Opaque, SetV, Spread, StrV, literal_text, named_by, relabel, short,
+    ClassV, ConstV, DictV, FuncV, ListV, LoopV, MsgV, Opaque, SetV, Spread, StrV, as_conversation, literal_text, named_by, relabel, short,
     strongest,
 )
 
@@ -601,7 +601,8 @@ class Flow(Loops, Expressions, ToIR):
             if route is not None and verdict.volatility < V.REQUEST and not _injected(default_node):
                 verdict = Verdict(V.REQUEST, f"an input of the web route {route}: each request's own")
             passed, order = self.callers_pass(name, frame.scope)
-            if passed is not None and passed.volatility > verdict.volatility and verdict.volatility < V.REQUEST:
+            if passed is not None and passed.volatility > verdict.volatility and verdict.volatility < V.REQUEST \
+                    and as_conversation(self.ctx, name, passed) is None:
                 verdict = passed
         found = Opaque(name, Verdict(verdict.volatility, f"parameter of {frame.scope.label}(): {verdict.reason}"),
                        param.name, names=(name,), kind="name")

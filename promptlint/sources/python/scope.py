@@ -342,6 +342,8 @@ class Index:
         if scope.cls is not None and isinstance(scope.node, cst.FunctionDef) and scope.node.name.value != "__init__":
             self._reassigned(small, scope)
         self._changes(small, scope)
+        if scope.cls is not None and isinstance(scope.node, cst.FunctionDef):
+            self._own_attr(small, scope, loop, start, end)
         if isinstance(small, cst.Assign):
             for target in small.targets:
                 item = _item_target(target.target)
@@ -373,6 +375,21 @@ class Index:
                     and isinstance(call.args[0].value, cst.Name):  # `random.shuffle(items)`: in place
                 self._mutate(scope, Mutation(call.args[0].value.value, "shuffle", call, start, loop,
                                              tuple(self._arms)))
+
+    def _own_attr(self, small, scope: Scope, loop, start: int, end: int) -> None:
+        """`self.system_prompt = ""` then `self.system_prompt += part` in one
+        method: bound in the method under the name `self.system_prompt`, so a
+        use later in it reads the text the method built there, part by part
+        and arm by arm, as for a local name (Flow.own_attr)."""
+        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+            attr, kind = _self_attr(small.targets[0].target), "assign"
+        elif isinstance(small, cst.AugAssign):
+            attr, kind = _self_attr(small.target), "aug"
+        else:
+            return
+        if attr is not None:
+            self._bind(scope, Binding(f"self.{attr}", kind, start, end, value=small.value,
+                                      node=small if kind == "aug" else None, loop=loop))
 
     def _changes(self, small, scope: Scope) -> None:
         """What a statement changes in place (`d[k] = v`, `log.append(x)`) in a
@@ -544,6 +561,13 @@ def _self_list_call(small) -> tuple[str, str, list] | None:
     if not (isinstance(owner, cst.Attribute) and isinstance(owner.value, cst.Name) and owner.value.value == "self"):
         return None
     return owner.attr.value, call.func.attr.value, list(call.args)
+
+
+def _self_attr(target) -> str | None:
+    """`x` of a `self.x` target."""
+    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+        return target.attr.value
+    return None
 
 
 def _container_binding(bindings) -> bool:

@@ -27,6 +27,7 @@ from typing import Any
 
 import libcst as cst
 
+from promptlint.analysis.conversation import names_history
 from promptlint.analysis.volatility import Verdict, no_evidence
 from promptlint.ir import Slot, SlotKind, Volatility
 
@@ -95,7 +96,7 @@ class Opaque:
     clock: str | None = None  # "datetime" | "date" | "time": a clock value a format can coarsen
     order: str | None = None  # why its iteration order can change (a set, a directory listing)
     samples: tuple[str, ...] = ()
-    kind: str = "expr"  # "name" for a plain name or attribute chain
+    kind: str = "expr"  # "name": a plain name or attribute chain; "first"/"turn": a conversation's first message / its latest one or a window
     qual: str | None = None  # a module or imported object's qualified name
     span: tuple[int, int] | None = None  # where it sits, when not at `node` (a format placeholder)
     path: bool = False  # a pathlib.Path
@@ -111,6 +112,19 @@ class Opaque:
         if self.order and self.verdict.volatility < V.NONDETERMINISTIC:
             return Verdict(V.NONDETERMINISTIC, f"{self.order}, so identical requests can differ")
         return self.verdict
+
+
+def as_conversation(ctx, name: str, verdict: Verdict) -> Verdict | None:
+    """`with_context(message)` into `def with_context(self, messages)`: a
+    value judged per request only by another name, taken under a name that
+    says it is the conversation so far (`messages`, `history`). The function,
+    which splices it after its system message, is told by its own name: a
+    per-session history. None when the names do not disagree so."""
+    own = ctx.variables.resolve(name)
+    if verdict.volatility is V.REQUEST and "the name suggests" in verdict.reason \
+            and own.volatility is V.SESSION and names_history((name,)):
+        return Verdict(own.volatility, f"passed as {name}: {own.reason}")
+    return None
 
 
 def named_by(ctx, name: str, value):
