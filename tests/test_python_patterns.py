@@ -165,6 +165,11 @@ EXPECTED = {
     "react_loop/steps.py": [],
     # ... while a retry loop gathers nothing: the question still keeps the rules after it uncached
     "react_loop/retries.py": [("PL001", 7, 28, "error")],
+    # the task set before an agent's loop (sent through the class's own wrapper method) stays the
+    # same on every pass, though the loop rewrites `messages[-1]` (what a pass appended) past the
+    # context limit: clean
+    "react_loop/context_limit.py": [],
+    "react_loop/research_prompt.py": [],
     # a function nothing in its module calls: its parameters take what the tree's other modules pass
     # (routes.py: the fields of the incoming request)
     "characters/generator.py": [("PL001", 6, 39, "error"), ("PL001", 6, 56, "error"), ("PL001", 6, 77, "error")],
@@ -427,6 +432,11 @@ EXPECTED = {
     # as one by its text), copied and filled with `.replace` by a helper nothing here calls
     "evalkit/apply_templates.py": [("PL001", 16, 51, "error"), ("PL008", 17, 50, "info")],
     "evalkit/templates/multiple_choice.py": [],
+    # a list of prompts, one per item (`[T.format(CONCEPT=c) for c in concepts]`), from a template
+    # imported with `from .concept_templates import *` and handed to a helper we cannot read: each
+    # item's value is per request, ahead of the template's fixed instructions
+    "evalkit/genres.py": [("PL001", 7, 49, "error")],
+    "evalkit/concept_templates.py": [],
     # a system prompt built on the object (`self.system_prompt = ""`, then `+=` part by part) in the
     # method that sends it, from templates kept one per language (`KNOWLEDGE_TEMPLATE[lang]`, read by
     # the first): the reference document goes ahead of the role's fixed instructions
@@ -434,6 +444,13 @@ EXPECTED = {
     # a hook that prepends a message to the conversation it is handed (`q.messages = [m] + q.messages`):
     # the request's documents go ahead of the whole history
     "convo/memory_prepend.py": [("PL001", 9, 63, "error")],
+    # the same through a @staticmethod helper called as `self._format_block(found)`: no `self` to
+    # skip, its first parameter is what the call passes (the search results, per request)
+    "convo/memory_static.py": [("PL001", 25, 32, "error")],
+    # messages replayed one per item with the item's own role (a reply chain: the history), then the
+    # configured system prompt (text we cannot read) with the time put into it by .replace(), trimmed,
+    # appended last and sent reversed through a keyword dict: the time is ahead of the whole chain
+    "convo/chat_bot_reply.py": [("PL001", 19, 23, "error")],
     # messages inserted first into a conversation reached by a string key (`kwargs["messages"]`):
     # a pydantic schema dumped unsorted keeps its declaration order (no finding), a clock breaks
     "convo/json_mode.py": [("PL001", 21, 77, "error")],

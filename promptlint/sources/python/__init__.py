@@ -63,7 +63,8 @@ from collections import Counter
 
 import libcst as cst
 
-from promptlint.ir import Breakpoint, PromptTemplate, Section, Slot, SourceError, SourceFile, Span, Text
+from promptlint.analysis.volatility import Verdict, no_evidence, per_item
+from promptlint.ir import Breakpoint, PromptTemplate, Section, Slot, SourceError, SourceFile, Span, Text, Volatility
 from promptlint.sources.base import SourceContext
 from promptlint.sources.python.calls import Sections, is_message_list, lc_message_list, might_send, site
 from promptlint.sources.python.flow import Flow, OverBudget
@@ -71,7 +72,7 @@ from promptlint.sources.placeholders import BARE_DOLLAR_FIELD
 from promptlint.sources.python import files, fills, injected, toollists
 from promptlint.sources.python import strings as strs
 from promptlint.sources.python.scope import INF, MESSAGE_ROLES, ROLE_ADDS, last_name
-from promptlint.sources.python.values import DictV, ListV, MsgV, StrV, literal_text
+from promptlint.sources.python.values import DictV, ListV, LoopV, MsgV, StrV, literal_text
 from promptlint.sources.python.strings import MIN_PROMPT_TEXT, Lit, has_words as _has_words
 from promptlint.sources.python.tree import positions, walk
 from promptlint.sniff import directive_score
@@ -97,6 +98,8 @@ _HINTS = re.compile(
 # `SYSTEM_PROMPT`, `prompt`, `qa_prompt`, and a short word glued on (`qaprompt`, `sysprompt`)
 _PROMPT_CONSTANT = re.compile(r"^(?:\w*_)?(?:[a-z]{0,6}prompts?|template|instructions|instruct)$", re.I)
 _UPPER_CONSTANT = re.compile(r"^_*[A-Z][A-Z0-9_]+$")  # PEP 8's constant
+_UPPER_WORD = re.compile(r"\b_*[A-Z][A-Z0-9_]+\b")
+MAX_STARRED = 200  # UPPER_CASE names looked up through `import *` per module
 # the name first, what it is for after (`TEMPLATE_INIT_CODE_GENERATION`, `PROMPT_SUMMARY`): also what
 # code names paths and settings (`TEMPLATE_DIR`, `PROMPT_MAX_TOKENS`), so it counts only when its text
 # reads as instructions to a model
@@ -591,6 +594,25 @@ def _named_prompt_candidates(module: cst.Module) -> bool:
 _FILLS = re.compile(r"\.(?:format|format_map|replace|substitute|render)\(")
 
 
+def _each_prompt(value):
+    """`prompts = [T.format(concept=c) for c in concepts]`: one prompt per
+    item, each the text of the comprehension's element (its loop variable
+    per item); any other value as it is."""
+    if isinstance(value, ListV) and len(value.items) == 1:
+        value = value.items[0]
+    if isinstance(value, LoopV) and isinstance(value.body, StrV) and not value.order:
+        return StrV([_per_item(seg, value) for seg in value.body.segs], value.body.node)
+    return value
+
+
+def _per_item(seg, loop: LoopV):
+    """A value of the loop's item with no evidence of its own differs from
+    one prompt of the list to the next: per request."""
+    if isinstance(seg, Slot) and no_evidence(Verdict(seg.volatility, seg.reason)) and set(seg.names) & set(loop.names):
+        return dataclasses.replace(seg, volatility=Volatility.REQUEST, reason=per_item(loop.label).reason)
+    return seg
+
+
 def _fills_imported_constant(module: cst.Module, text: str) -> bool:
     """`from templates.MCQA import MCQA` in a module that fills templates:
     a function here may fill and return that constant (_Reader.imported_instructions
@@ -600,8 +622,11 @@ def _fills_imported_constant(module: cst.Module, text: str) -> bool:
     for stmt in module.body:
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
-                if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar) and any(
-                        isinstance(a.name, cst.Name) and _UPPER_CONSTANT.match(a.name.value) for a in small.names):
+                if not isinstance(small, cst.ImportFrom):
+                    continue
+                if isinstance(small.names, cst.ImportStar) and small.module is not None or any(
+                        isinstance(a.name, cst.Name) and _UPPER_CONSTANT.match(a.name.value)
+                        for a in (() if isinstance(small.names, cst.ImportStar) else small.names)):
                     return True
     return False
 
@@ -693,7 +718,7 @@ class _Reader:
                 node = keywords.get(name, positional[at] if 0 <= at < len(positional) else None)
                 if node is None:
                     continue
-                value = flow.eval(node, flow.frame_for(caller))
+                value = flow.eval_at(node, flow.frame_for(caller), call)  # as sent from that call
                 if isinstance(value, ListV) and is_message_list(value):
                     sections += build.messages(value, node)
                 elif isinstance(value, StrV) and _has_words(value, MIN_FUNCTION_TEXT):
@@ -849,6 +874,7 @@ class _Reader:
                              # `from .prompts import order_template`: a prompt of another module
                              or bindings[-1].kind == "import" and (_PROMPT_CONSTANT.match(name)
                                                                    or self.imported_instructions(bindings[-1]))}
+        instruction_names |= self.starred_instructions(module)
         for scope in flow.index.functions:
             built = self.builder(scope, build, instruction_names)
             if built and not scope.params and scope.parent is not None and scope.parent.is_module:
@@ -871,6 +897,19 @@ class _Reader:
             return False
         value = self.flow.project.value(self.flow, b.qual, b.node or self.flow.index.module.node)
         return isinstance(value, StrV) and _instructions(_literal(value))
+
+    def starred_instructions(self, module) -> set[str]:
+        """The UPPER_CASE names this module uses but does not bind that a
+        module it imports everything from defines as instructions."""
+        if not module.stars:
+            return set()
+        used = set(_UPPER_WORD.findall(self.file.text)) - set(module.bindings)
+        out = set()
+        for name in sorted(used)[:MAX_STARRED]:
+            value = self.flow.from_star(name, None)
+            if isinstance(value, StrV) and _instructions(_literal(value)):
+                out.add(name)
+        return out
 
     def local_prompts(self, build: Sections, built: set[str]) -> list:
         """A prompt a function writes into a local variable named like one
@@ -895,7 +934,7 @@ class _Reader:
                         or len(bindings) == 1 and isinstance(last.value, (cst.Name, cst.Attribute)):
                     continue  # `example_prompt = SYSTEM_PROMPT`: another name for a prompt read as its own
                 flow.reads = set()
-                value = flow.lookup(name, end, flow.frame_for(scope))
+                value = _each_prompt(flow.lookup(name, end, flow.frame_for(scope)))
                 # its text reads as instructions, or it is put together from prompt constants
                 # (`full_prompt = f"{SYSTEM_PROMPT}\n\n{CHUNK_TEMPLATE.format(...)}"`)
                 if not (isinstance(value, StrV) and _has_words(value, MIN_FUNCTION_TEXT)

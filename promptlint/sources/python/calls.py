@@ -250,7 +250,7 @@ class Sections:
         if isinstance(item, LoopV):
             inner = self.message(item.body, template, style, item.node)
             role = inner.role if inner is not None else "user"
-            looped = LoopV(item.label, item.node, item.verdict, item.names,
+            looped = LoopV(item.label, item.node, _replayed(item), item.names,
                            StrV([]), item.order, item.fix)
             slot = flow.loop_slot(looped)
             slot.children = inner.parts if inner is not None else []
@@ -295,6 +295,22 @@ class Sections:
         if isinstance(item, StrV):
             return self.section("user", self.text(item, style), item.node or node)
         return self.section("user", flow.parts(conversation_so_far(item)), getattr(item, "node", None) or node)
+
+
+def _replayed(loop: LoopV) -> Verdict:
+    """A loop that adds one message per item with the item's own role
+    (`messages.append(dict(role=node["role"], content=node["text"]))`)
+    replays a conversation: its history, which the next turn sends again
+    with one more message at its end. Fixed examples replayed so, and any
+    other loop, keep their items' verdict."""
+    body = loop.body
+    role = body.get("role") if isinstance(body, DictV) else None
+    verdict = loop.verdict
+    if not isinstance(role, Opaque) or loop.order or verdict.volatility > Volatility.REQUEST \
+            or verdict.volatility in (Volatility.STATIC, Volatility.DEPLOY) or role_in_words(role.label) is not None:
+        return verdict
+    return Verdict(Volatility.SESSION, f"the conversation history: one message per item of {loop.label}, "
+                                       f"each with its own role ({verdict.reason})")
 
 
 def conversation_so_far(value):

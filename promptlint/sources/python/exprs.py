@@ -717,10 +717,15 @@ def _passed(func: FuncV, call: cst.Call) -> list[tuple[str, cst.CSTNode]]:
     position or keyword (`self` of a bound method skipped)."""
     params = func.node.params
     positional = [*params.posonly_params, *params.params]
-    if func.bound_self and positional:
+    if func.bound_self and positional and not _static(func.node):
         positional = positional[1:]
     out = list(zip((p.name.value for p in positional), (a.value for a in call.args if a.keyword is None and not a.star)))
     return out + [(a.keyword.value, a.value) for a in call.args if a.keyword is not None]
+
+
+def _static(node: cst.FunctionDef) -> bool:
+    """A `@staticmethod`: called through `self.`, it takes no `self`."""
+    return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in node.decorators)
 
 
 def _plain_text(value) -> bool:

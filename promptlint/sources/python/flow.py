@@ -389,12 +389,28 @@ class Flow(Loops, Expressions, ToIR):
                 break
             at = INF if f.parent.scope.is_module else f.scope.start
             f = f.parent
+        starred = self.from_star(name, node)
+        if starred is not None:
+            return starred
         if name in ("__file__", "__name__", "__package__", "__spec__"):
             return Opaque(name, Verdict(V.STATIC, f"{name}: fixed for the module"), node, names=(name,),
                           kind="name", path=name == "__file__",
                           where=str(self.file.path) if name == "__file__" else None)
         return Opaque(name, self.unresolved(name), node, names=(name,), kind="name",
                       qual=name if name in _BUILTINS else None)
+
+    def from_star(self, name: str, node):
+        """`T_DETERMINE_GENRE` of `from ..templates.prompt_templates import *`:
+        the value a module of the tree that the module imports everything
+        from defines (the last such import that has it); None otherwise."""
+        stars = self.index.module.stars
+        if not stars or name in _BUILTINS or not name.isidentifier():
+            return None
+        for module in reversed(stars):
+            found = self.project.value(self, f"{module}.{name}", node if node is not None else self.index.module.node)
+            if found is not None:
+                return found
+        return None
 
     def unresolved(self, name: str) -> Verdict:
         """The class of a name whose value is not in the checked tree: the
@@ -852,8 +868,11 @@ class Flow(Loops, Expressions, ToIR):
             return value
         self._mutating.add(id(b))
         try:
-            grown = self._mutated(b, value, frame, between + [m for m in later if m.method == "setitem"])
             grows = [m for m in later if m.method not in ("setitem", "shuffle")]
+            # `messages[-1]["content"] = ...` later in a loop that appends: it rewrites what a pass
+            # appended, not the messages the list began with
+            grown = self._mutated(b, value, frame, between + [m for m in later if m.method == "setitem" and not (
+                grows and m.keys and isinstance(m.keys[0], int) and m.keys[0] < 0)])
             if grows and _messages(grown):
                 # the loop that grows it: what the list held when the loop began is the start of
                 # every pass (`kept`); what each pass adds before the use follows the earlier passes

@@ -84,6 +84,7 @@ class Scope:
     super_inits: list[cst.Call] = field(default_factory=list)  # `super().__init__(...)` calls made here
     changed: set[str] = field(default_factory=set)  # names changed in place (`d[k] = v`, `seen.add(x)`)
     globals: set[str] = field(default_factory=set)  # names a function declares `global` (its assignments rebind them)
+    stars: list[str] = field(default_factory=list)  # modules it imports everything from (`from .prompts import *`)
 
     @property
     def is_module(self) -> bool:
@@ -444,6 +445,8 @@ class Index:
     def _imports(self, small, scope: Scope, start: int, end: int) -> None:
         names = small.names
         if isinstance(names, cst.ImportStar):
+            if isinstance(small, cst.ImportFrom) and small.module is not None:
+                scope.stars.append("." * len(small.relative) + _dotted(small.module))
             return
         if isinstance(small, cst.Import):
             for alias in names:

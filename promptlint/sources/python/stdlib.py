@@ -630,6 +630,10 @@ def _literal_string(node) -> str | None:
 
 
 def opaque_method(flow, base: Opaque, attr: str, node, frame, positional):
+    if base.pinned and attr in _KEEPS_TEXT:
+        # `system_prompt.replace("{time}", now).strip()`: a template we cannot read, filled, then
+        # trimmed or recased: what changes in it, and where it entered, stay
+        return replace(base, label=flow.src(node), node=node)
     if attr == "strftime" and not base.clock and V.UNKNOWN < base.verdict.volatility <= V.DAY:
         # a date (`TODAY` of another module) formatted: it changes no more often than the date does
         return replace(base, label=flow.src(node), node=node, span=None)
@@ -709,6 +713,7 @@ def opaque_method(flow, base: Opaque, attr: str, node, frame, positional):
 
 
 _FILLS = ("format", "format_map", "replace", "substitute", "safe_substitute", "render")
+_KEEPS_TEXT = ("strip", "lstrip", "rstrip", "lower", "upper", "capitalize", "casefold", "expandtabs")
 
 
 def _filled_unknown(flow, base: Opaque, attr: str, node: cst.Call, frame, positional):
