@@ -437,6 +437,10 @@ EXPECTED = {
     # item's value is per request, ahead of the template's fixed instructions
     "evalkit/genres.py": [("PL001", 7, 49, "error")],
     "evalkit/concept_templates.py": [],
+    # resume-writer templates kept as constants: the applicant's details (per user) and the job
+    # posting (per request), each ahead of fixed HTML instructions
+    "careers/resume_prompts.py": [("PL001", 23, 3, "warning"), ("PL001", 31, 3, "error"),
+                                  ("PL008", 34, 3, "info")],
     # a system prompt built on the object (`self.system_prompt = ""`, then `+=` part by part) in the
     # method that sends it, from templates kept one per language (`KNOWLEDGE_TEMPLATE[lang]`, read by
     # the first): the reference document goes ahead of the role's fixed instructions

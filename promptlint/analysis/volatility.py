@@ -157,7 +157,7 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           r"(user_|human_|task_|current_|new_)?instruction",
           # what the request is about: the task, goal, topic or problem it states
           r"(the_|current_|user_|main_)?(tasks?|goals?|objectives?|topics?|subject|problem|problem_statement|issue|"
-          r"issue_(description|text|body|title)|requirements?|spec|specification)"
+          r"issue_(description|text|body|title)|job_(description|posting|listing|ad)|requirements?|spec|specification)"
           r"(_description|_prompt|_text|_list|_stmt|_statement)?",
           # the language a request asks for (not an app-wide `language` setting)
           r"(source|target|output|input|dest|destination|reply|response)_lang(uage)?(_code|_name)?",
@@ -203,7 +203,7 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           r".*_(user|customer|account|tenant)", r"(first|last|full|display|preferred)_?name", r"username", r"email",
           r"phone", r"address", r"timezone", r"tz", r"(user_|current_)?location(_data|_name|_info)?", r"city",
           r"country", r"tier", r"subscription.*", r"preferences?", r"profile",
-          r"persona_user"),
+          r"persona_user", r"personal_(info|information|details|data)", r"(user_)?resume(_text|_data|_json)?", r"cv"),
     _rule(V.DEPLOY, "a per-release value",
           r".*version.*", r"build.*", r"release.*", r"env(ironment)?", r"deployment", r"git_.*", r"commit.*",
           r"model(_name|_id)?", r"(assistant|bot|agent|app|company|product|brand|service|platform|org_brand)_?name",

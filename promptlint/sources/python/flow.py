@@ -969,7 +969,7 @@ class Flow(Loops, Expressions, ToIR):
         args = [a.value for a in m.call.args if not a.star and a.keyword is None]
         if m.method == "append" and len(args) == 1:
             added = self.in_loop(args[0], m.loop, frame, as_list=True) if m.loop is not None else \
-                [self.eval(args[0], frame)]
+                [self.each_pass(m, self.eval(args[0], frame))]
             items += [self.member_if(m, item, frame) for item in added]
         elif m.method == "extend" and len(args) == 1:
             # in a loop: once per iteration (a region of items in the loop's order)
@@ -989,6 +989,18 @@ class Flow(Loops, Expressions, ToIR):
             else:
                 items.append(self.eval(args[1], frame))
         return ListV(items, value.node, value.is_tuple)
+
+    def each_pass(self, m: Mutation, item):
+        """A message appended on each pass of a `while` loop with a role taken
+        from the data it walks (`messages.append(dict(content=text,
+        role=node.role))` up a reply chain): one message per pass, a
+        conversation replayed (calls._replayed reads it as the history)."""
+        if not m.loops or not isinstance(item, DictV):
+            return item
+        role = item.get("role")
+        if not isinstance(role, Opaque) or self.stdlib.role_in_words(role.label) is not None:
+            return item
+        return LoopV("a message per pass of the loop", m.call, self.verdict(item), (), item, at=m.call)
 
     def member_if(self, m: Mutation, item, frame: Frame):
         """An item a list gets only when the `if` around the call is taken: when
