@@ -164,7 +164,8 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           r"lang(uage)?_code",
           r".*(documents?|context|chunks?|passages?|snippets?|results?|retrieved|sources?|citations?|attachments?|images?|(?<!pro)files?|pages?|articles?|tickets?|email_body|body|content|text|(?<!tool_)(?<!function_)(?<!schema_)(?<!config_)(?<!settings_)(?<!meta)data|payload|observations?|outputs?|hits|matches|records|rows)",
           # `docs` are retrieved documents; `command_docs`, `api_docs` are reference text
-          r"((retrieved|relevant|context|search|source|input|user|top|ranked|selected|matched|related|similar|ref|reference)_)?docs?",
+          r"((retrieved|relevant|context|search|source|input|user|top|ranked|selected|matched|related|similar|ref|"
+          r"reference)_)?docs?",
           # the passages a RAG prompt cites, or the reference answer a grader compares with
           r"(formatted_|retrieved_|relevant_)?references?",
           # facts extracted or recalled for this request (`existing_facts`, `relevant_facts`)

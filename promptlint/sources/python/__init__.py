@@ -591,7 +591,7 @@ def _named_prompt_candidates(module: cst.Module) -> bool:
     return False
 
 
-_FILLS = re.compile(r"\.(?:format|format_map|replace|substitute|render)\(")
+_FILL_CALL = re.compile(r"\.(?:format|format_map|replace|substitute|render)\(")
 
 
 def _each_prompt(value):
@@ -617,7 +617,7 @@ def _fills_imported_constant(module: cst.Module, text: str) -> bool:
     """`from templates.MCQA import MCQA` in a module that fills templates:
     a function here may fill and return that constant (_Reader.imported_instructions
     reads whether it is a prompt)."""
-    if not _FILLS.search(text):
+    if not _FILL_CALL.search(text):
         return False
     for stmt in module.body:
         if isinstance(stmt, cst.SimpleStatementLine):

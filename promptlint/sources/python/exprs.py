@@ -20,8 +20,8 @@ from promptlint.sources.python import files, lcel
 from promptlint.sources.python.scope import INF, Binding, Frame, Scope, _dotted_name, last_name
 from promptlint.sources.python.strings import Lit, decode_body
 from promptlint.sources.python.values import (
-    ClassV, ConstV, DictV, ForeignFuncV, FuncV, ListV, LoopV, MsgV, Opaque, SetV, Spread, StrV, as_conversation, literal_text, named_by,
-    relabel, short, strongest,
+    ClassV, ConstV, DictV, ForeignFuncV, FuncV, ListV, LoopV, MsgV, Opaque, SetV, Spread, StrV, as_conversation,
+    literal_text, named_by, relabel, short, strongest,
 )
 
 # a helper that wraps text as a message of its role: system_message(text), user_message(text)

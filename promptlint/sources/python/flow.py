@@ -65,8 +65,8 @@ from promptlint.sources.python.scope import (
 from promptlint.sources.python.tree import walk
 from promptlint.sources.python.strings import Lit, decode_simple, split_prefix
 from promptlint.sources.python.values import (
-    ClassV, ConstV, DictV, FuncV, ListV, LoopV, MsgV, Opaque, SetV, Spread, StrV, as_conversation, literal_text, named_by, relabel, short,
-    strongest,
+    ClassV, ConstV, DictV, FuncV, ListV, LoopV, MsgV, Opaque, SetV, Spread, StrV, as_conversation, literal_text,
+    named_by, relabel, short, strongest,
 )
 
 V = Volatility

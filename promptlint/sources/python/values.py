@@ -96,7 +96,9 @@ class Opaque:
     clock: str | None = None  # "datetime" | "date" | "time": a clock value a format can coarsen
     order: str | None = None  # why its iteration order can change (a set, a directory listing)
     samples: tuple[str, ...] = ()
-    kind: str = "expr"  # "name": a plain name or attribute chain; "first"/"turn": a conversation's first message / its latest one or a window
+    # "name": a plain name or attribute chain; "first": a conversation's first message; "turn": its
+    # latest message or a window of it
+    kind: str = "expr"
     qual: str | None = None  # a module or imported object's qualified name
     span: tuple[int, int] | None = None  # where it sits, when not at `node` (a format placeholder)
     path: bool = False  # a pathlib.Path
