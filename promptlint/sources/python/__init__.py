@@ -64,7 +64,9 @@ from collections import Counter
 import libcst as cst
 
 from promptlint.analysis.volatility import Verdict, no_evidence, per_item
-from promptlint.ir import Breakpoint, PromptTemplate, Section, Slot, SourceError, SourceFile, Span, Text, Volatility
+from promptlint.ir import (
+    Breakpoint, PromptTemplate, Section, Slot, SlotKind, SourceError, SourceFile, Span, Text, Volatility,
+)
 from promptlint.sources.base import SourceContext
 from promptlint.sources.python.calls import Sections, is_message_list, lc_message_list, might_send, site
 from promptlint.sources.python.flow import Flow, OverBudget
@@ -594,6 +596,23 @@ def _named_prompt_candidates(module: cst.Module) -> bool:
 _FILL_CALL = re.compile(r"\.(?:format|format_map|replace|substitute|render)\(")
 
 
+def _agent_instructions(func: cst.FunctionDef) -> cst.Decorator | None:
+    """`@agent.instructions` / `@agent.system_prompt` (pydantic-ai): the function's
+    return is part of the agent's system prompt, computed for each run."""
+    for decorator in func.decorators:
+        node = decorator.decorator
+        node = node.func if isinstance(node, cst.Call) else node
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
+                and node.attr.value in ("instructions", "system_prompt"):
+            return decorator
+    return None
+
+
+def _dotted_name_of(node) -> str | None:
+    node = node.func if isinstance(node, cst.Call) else node
+    return node.value.value if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) else None
+
+
 def _each_prompt(value):
     """`prompts = [T.format(concept=c) for c in concepts]`: one prompt per
     item, each the text of the comprehension's element (its loop variable
@@ -1043,7 +1062,8 @@ class _Reader:
             return []
         # `build_system_prompt`, or a public method of a class of prompts (`TaskPrompts.research()`;
         # a private one, `_skill_block()`, is a part the others put in)
-        named = bool(_PROMPT_FUNCTION.search(name)) or (
+        agent_text = _agent_instructions(func)
+        named = bool(_PROMPT_FUNCTION.search(name)) or agent_text is not None or (
             scope.cls is not None and not name.startswith("_")
             and _PROMPT_IN_NAME.search(scope.cls.node.name.value) is not None)
         if not named:  # cheap tests on the function's source before any evaluation
@@ -1053,7 +1073,7 @@ class _Reader:
                     and not files.WRITTEN_JINJA_PATH.search(source) \
                     and not any(_PROMPT_FUNCTION.search(c) for c in _CALLED.findall(source)):
                 return []  # nor a template file it renders, nor what a prompt builder returns (`self._messages(...)`)
-        role = self.named_role(name)
+        role = "system" if agent_text is not None else self.named_role(name)
         out = []
         for ret in found:
             flow.reads = set()
@@ -1075,8 +1095,21 @@ class _Reader:
                             for role, text, node in pair]
             else:
                 continue
+            if agent_text is not None:
+                sections = sections + [self.run_history(agent_text)]
             out.append((scope.label, reads, self.span(func.name if len(found) == 1 else ret), sections))
         return out
+
+    def run_history(self, decorator: cst.Decorator) -> Section:
+        """What pydantic-ai sends after an agent's instructions and system
+        prompts: the run's message history (a per-session slot, placed at the
+        decorator that makes the function part of the agent's prompt)."""
+        span = self.span(decorator.decorator)
+        agent = _dotted_name_of(decorator.decorator) or "the agent"
+        slot = Slot(label=f"the message history of {agent}'s run", kind=SlotKind.VARIABLE,
+                    volatility=Volatility.SESSION, span=span, names=("message_history",),
+                    reason="the conversation history pydantic-ai sends after the instructions")
+        return Section("user", [slot], span)
 
     def templates(self) -> list[PromptTemplate]:
         # a template the code fills (`from_template(t).format(programs=p)`) is read filled, as
