@@ -608,6 +608,19 @@ def _agent_instructions(func: cst.FunctionDef) -> cst.Decorator | None:
     return None
 
 
+def _per_run(decorator: cst.Decorator) -> bool:
+    """`@agent.instructions` and `@agent.system_prompt(dynamic=True)` are computed
+    again for every run, ahead of the message history it continues; a plain
+    `@agent.system_prompt` only when a run starts without one (its text is then
+    kept in the history, the same for the whole conversation)."""
+    node = decorator.decorator
+    call = node if isinstance(node, cst.Call) else None
+    name = (call.func if call is not None else node).attr.value
+    return name == "instructions" or call is not None and any(
+        a.keyword is not None and a.keyword.value == "dynamic" and isinstance(a.value, cst.Name)
+        and a.value.value == "True" for a in call.args)
+
+
 def _dotted_name_of(node) -> str | None:
     node = node.func if isinstance(node, cst.Call) else node
     return node.value.value if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) else None
@@ -1095,7 +1108,7 @@ class _Reader:
                             for role, text, node in pair]
             else:
                 continue
-            if agent_text is not None:
+            if agent_text is not None and _per_run(agent_text):
                 sections = sections + [self.run_history(agent_text)]
             out.append((scope.label, reads, self.span(func.name if len(found) == 1 else ret), sections))
         return out
