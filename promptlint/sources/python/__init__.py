@@ -69,11 +69,11 @@ from promptlint.ir import (
 )
 from promptlint.sources.base import SourceContext
 from promptlint.sources.python.calls import Sections, is_message_list, lc_message_list, might_send, site
-from promptlint.sources.python.flow import Flow, OverBudget
+from promptlint.sources.python.flow import UPPER_CONSTANT, Flow, OverBudget
 from promptlint.sources.placeholders import BARE_DOLLAR_FIELD
 from promptlint.sources.python import files, fills, injected, toollists
 from promptlint.sources.python import strings as strs
-from promptlint.sources.python.scope import INF, MESSAGE_ROLES, ROLE_ADDS, last_name
+from promptlint.sources.python.scope import INF, MESSAGE_ROLES, ROLE_ADDS, _dotted_name, last_name
 from promptlint.sources.python.values import DictV, ListV, LoopV, MsgV, StrV, literal_text
 from promptlint.sources.python.strings import MIN_PROMPT_TEXT, Lit, has_words as _has_words
 from promptlint.sources.python.tree import positions, walk
@@ -99,7 +99,6 @@ _HINTS = re.compile(
     re.I | re.M)
 # `SYSTEM_PROMPT`, `prompt`, `qa_prompt`, and a short word glued on (`qaprompt`, `sysprompt`)
 _PROMPT_CONSTANT = re.compile(r"^(?:\w*_)?(?:[a-z]{0,6}prompts?|template|instructions|instruct)$", re.I)
-_UPPER_CONSTANT = re.compile(r"^_*[A-Z][A-Z0-9_]+$")  # PEP 8's constant
 _UPPER_WORD = re.compile(r"\b_*[A-Z][A-Z0-9_]+\b")
 MAX_STARRED = 200  # UPPER_CASE names looked up through `import *` per module
 # the name first, what it is for after (`TEMPLATE_INIT_CODE_GENERATION`, `PROMPT_SUMMARY`): also what
@@ -608,7 +607,7 @@ def _agent_instructions(func: cst.FunctionDef) -> cst.Decorator | None:
     return None
 
 
-def _per_run(decorator: cst.Decorator) -> bool:
+def _recomputed_each_run(decorator: cst.Decorator) -> bool:
     """`@agent.instructions` and `@agent.system_prompt(dynamic=True)` are computed
     again for every run, ahead of the message history it continues; a plain
     `@agent.system_prompt` only when a run starts without one (its text is then
@@ -619,11 +618,6 @@ def _per_run(decorator: cst.Decorator) -> bool:
     return name == "instructions" or call is not None and any(
         a.keyword is not None and a.keyword.value == "dynamic" and isinstance(a.value, cst.Name)
         and a.value.value == "True" for a in call.args)
-
-
-def _dotted_name_of(node) -> str | None:
-    node = node.func if isinstance(node, cst.Call) else node
-    return node.value.value if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) else None
 
 
 def _each_prompt(value):
@@ -657,7 +651,7 @@ def _fills_imported_constant(module: cst.Module, text: str) -> bool:
                 if not isinstance(small, cst.ImportFrom):
                     continue
                 if isinstance(small.names, cst.ImportStar) and small.module is not None or any(
-                        isinstance(a.name, cst.Name) and _UPPER_CONSTANT.match(a.name.value)
+                        isinstance(a.name, cst.Name) and UPPER_CONSTANT.match(a.name.value)
                         for a in (() if isinstance(small.names, cst.ImportStar) else small.names)):
                     return True
     return False
@@ -925,7 +919,7 @@ class _Reader:
         """`from templates.MCQA import MCQA`: an UPPER_CASE constant of another
         module of the tree whose text reads as instructions (a template a
         function here fills and returns)."""
-        if not _UPPER_CONSTANT.match(b.name) or b.qual is None:
+        if not UPPER_CONSTANT.match(b.name) or b.qual is None:
             return False
         value = self.flow.project.value(self.flow, b.qual, b.node or self.flow.index.module.node)
         return isinstance(value, StrV) and _instructions(_literal(value))
@@ -1108,7 +1102,7 @@ class _Reader:
                             for role, text, node in pair]
             else:
                 continue
-            if agent_text is not None and _per_run(agent_text):
+            if agent_text is not None and _recomputed_each_run(agent_text):
                 sections = sections + [self.run_history(agent_text)]
             out.append((scope.label, reads, self.span(func.name if len(found) == 1 else ret), sections))
         return out
@@ -1118,7 +1112,8 @@ class _Reader:
         prompts: the run's message history (a per-session slot, placed at the
         decorator that makes the function part of the agent's prompt)."""
         span = self.span(decorator.decorator)
-        agent = _dotted_name_of(decorator.decorator) or "the agent"
+        called = decorator.decorator
+        agent = _dotted_name((called.func if isinstance(called, cst.Call) else called).value) or "the agent"
         slot = Slot(label=f"the message history of {agent}'s run", kind=SlotKind.VARIABLE,
                     volatility=Volatility.SESSION, span=span, names=("message_history",),
                     reason="the conversation history pydantic-ai sends after the instructions")

@@ -77,7 +77,7 @@ def _fixed_range(node) -> bool:
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "range" \
         and all(isinstance(a.value, cst.Integer) for a in node.args)
 # PEP 8's constant names: TOOL_CLICK, _DEFAULT_TIMEOUT (two characters at least, no lower case)
-_CONSTANT = re.compile(r"^_*[A-Z][A-Z0-9_]+$")
+UPPER_CONSTANT = re.compile(r"^_*[A-Z][A-Z0-9_]+$")  # PEP 8's constant
 MAX_STEPS = 200_000  # expression evaluations per file
 
 
@@ -417,7 +417,7 @@ class Flow(Loops, Expressions, ToIR):
         config's, else an UPPER_CASE name is a constant (PEP 8's convention:
         `TOOL_HISTORY_BACK` is fixed, whatever its words say), else its words'."""
         table = self.ctx.variables
-        if _CONSTANT.match(name) and not table.configured(name):
+        if UPPER_CONSTANT.match(name) and not table.configured(name):
             return Verdict(V.STATIC, f"{name} is named as a constant (Python's UPPER_CASE convention) "
                                      "and defined outside the checked files: fixed until the code changes")
         return table.resolve(name)
@@ -1098,4 +1098,4 @@ def _injected(default) -> bool:
     return isinstance(default, cst.Call) and last_name(default.func) in ("Depends", "Security", "Inject")
 
 
-__all__ = ["Flow", "Frame", "split_prefix", "call_name", "strip_self", "MAX_DEPTH", "MAX_UNROLL", "DictV"]
+__all__ = ["Flow", "Frame", "UPPER_CONSTANT", "split_prefix", "call_name", "strip_self", "MAX_DEPTH", "MAX_UNROLL", "DictV"]
