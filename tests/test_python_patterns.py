@@ -492,6 +492,35 @@ EXPECTED = {
     "newsdesk/desk.py": [],
     # a route parameter the framework injects (`style = Depends(house_style)`) is no request input
     "newsdesk/headlines.py": [],
+    # a file of prompts a loader gives by its bare name (`get_prompt("search")` reads
+    # prompt/search.yaml, its path built at run time), indexed by key and filled with the time to
+    # the second, handed as `messages=` text to the app's own model helper
+    "deepsearch/reasoning.py": [("PL001", 14, 14, "error")],
+    "deepsearch/prompts.py": [],
+    "deepsearch/prompt/search.yaml": [("PL001", 8, 19, "info")],
+    # an MCP server's prompt: the client passes its arguments on every prompts/get
+    "notes_mcp/recent.py": [("PL001", 12, 31, "error")],
+    # a name holding what a helper of the app's returned (`table = read_board(...)`) enters the
+    # prompt at the f-string field, as the call itself would
+    "games/board_worker.py": [("PL001", 16, 40, "error")],
+    # a module-level prompt built at import: a helper of another module that looks up the location,
+    # like the clock, is read once per process
+    "voice/boot_prompt.py": [("PL001", 6, 59, "warning"), ("PL001", 7, 31, "warning")],
+    "voice/locate.py": [],
+    # a vision model given messages (`vision_model.call([...])`) of the app's own message class,
+    # its content first (`Message([image, text], role="user")`): the screenshot ahead of the
+    # fixed instructions
+    "desktop/screen_agent.py": [("PL001", 18, 43, "error")],
+    # what the knowledge-graph search found (`{{graph_knowledges}}`) is the request's
+    "knowledge/clarify_prompt.py": [("PL001", 6, 1, "error")],
+    # a helper of the app's given the system text by a `system_*` keyword (`system_query=`), built by
+    # another module's static method that puts the observation time first
+    "kg/atom_extract.py": [("PL001", 13, 26, "error")],
+    "kg/prompts.py": [("PL001", 6, 39, "error")],
+    # a benchmark's environment object: `env.research_problem` is the run's task, not a setting
+    "bench_agent/research.py": [("PL001", 5, 19, "warning")],
+    # the people in the thread (`{users}`) ahead of the assistant's rules: per conversation
+    "slackbot/prompts.py": [("PL001", 3, 51, "warning")],
 }
 
 

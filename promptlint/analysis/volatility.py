@@ -140,10 +140,12 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           # a graph's or an agent's conversation state (LangGraph's `state.messages`)
           r"(state|agent|graph|session|thread|memory|all|running)_messages",
           r"turns",
+          # who takes part in this conversation (a thread's `users`, a meeting's `participants`)
+          r"(thread_|chat_|channel_|conversation_|room_|meeting_)?(users|participants|attendees)(_list|_names)?",
           # what a run works on (a research topic, a navigation goal): fixed for the run, new for the
           # next; a goal the user keeps for weeks (`weekly_goal`) says nothing of the kind
           r"(research|navigation|search|section|report|essay|article|blog|run|task|session|conversation)_"
-          r"(topics?|goals?|objectives?)",
+          r"(topics?|goals?|objectives?|problems?)",
           # the repository or branch a coding agent's session works on, and its state
           r"(repo|repository|git_repo)(_name|_url|_path|_dir|_directory|_full_name)?", r"(git_)?branch(_name)?",
           r"(file|files|directory|folder|repo|repository|project|workspace)_(tree|map|structure|listing|layout)"),
@@ -170,6 +172,9 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           r"(formatted_|retrieved_|relevant_)?references?",
           # facts extracted or recalled for this request (`existing_facts`, `relevant_facts`)
           r"(.+_)?facts",
+          # what a RAG search found for it (`graph_knowledges`, `retrieved_knowledge`); a
+          # `domain_knowledge` the app is written with is not named so
+          r"((graph|retrieved|relevant|related|search|searched|recalled|kg|kb|external|web|rag)_)?knowledges?",
           r"(.+_)?context_(above|below|before|after|text|str)", r"(git_|pr_|pull_request_|code_|file_)?(diff|patch)(es)?(_content|_text|_str)?",
           # what this run produced or is looking at: code, errors, logs, the editor's selection
           r"(source_)?code", r"(error|errors|exception|traceback|stack_?trace|logs?|stderr|stdout)(_.+)?",
@@ -235,6 +240,9 @@ _SHAPE_SUFFIX = re.compile(r"(?<=[a-z0-9])_(section|sections|block|blocks|list|t
                            r"snippet|md|markdown|html|json|yaml|xml)$")
 
 
+# an environment object (`env.research_problem`, a benchmark's or a gym's): its field's own name says
+# what it holds, the deployment `env` only what is left
+ENV_ROOT = re.compile(r"^(env|environment)$")
 # what an endpoint is handed: the request, its body or its form
 _REQUEST_ROOT = re.compile(r"^(request|req|request_body|body|payload|form|form_data)$")
 
@@ -248,7 +256,7 @@ def classify_name(name: str) -> Verdict:
         # request's, whatever the field is called
         return Verdict(V.REQUEST, f"a field of the incoming request ({name!r})")
     candidates = [snake(name)]
-    if len(parts) > 1 and _SETTINGS_NAME.match(snake(parts[0])):
+    if len(parts) > 1 and (_SETTINGS_NAME.match(snake(parts[0])) or ENV_ROOT.match(snake(parts[0]))):
         # a field of settings (`query_settings.prompts`, `app_config.system_template`) is what its
         # own name says, else a setting: not the query the settings' name mentions
         candidates = [snake(parts[-1]), snake(parts[0])]

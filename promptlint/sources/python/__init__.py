@@ -86,7 +86,7 @@ _HINTS = re.compile(
     r"\.create\(|\.parse\(|\.stream\(|\.a?generate\(|\.a?chat\(|completion\(|from_messages|from_template|PromptTemplate"
     r"|prompty\.execute|PromptBuilder\(|GenerativeModel\("
     r"|(?:System|Human|AI)Message|\.a?invoke\(|\bmessages\s*=|\binstructions\s*="
-    r"|[(,\s](?:system_|user_)?prompt\s*=(?!=)"
+    r"|[(,\s](?:(?:system|user|sys)_(?:prompt|message|msg|query|instructions?)|prompt)\s*=(?!=)"
     r"|^[ \t]*\w*(?:prompt|template|instructions)\w*[ \t]*(?::[^=\n]*)?=(?!=)"
     r"|\bdef[ \t]+\w*(?:prompt|instructions|messages)\w*[ \t]*\("
     r"|[\"']role[\"'][ \t]*:[ \t]*[\"'](?:system|developer|user|assistant)[\"']"

@@ -460,7 +460,7 @@ def might_send(call: cst.Call) -> bool:
     if _chain_run(chain, call):
         return True
     positional = any(a.keyword is None and not a.star for a in call.args)
-    if last in _GENAI and (positional or "contents" in keywords) or positional and _model_call(chain):
+    if last in _GENAI and (positional or "contents" in keywords) or positional and _model_call(chain, messages=True):
         return True
     if last in _LC_INVOKE and call.args and call.args[0].keyword is None:
         first = call.args[0].value
@@ -655,7 +655,7 @@ def site(flow, call: cst.Call, frame):
             sections.append(build.section("user", build.content(value), node))
         build.literal = build.literal or not isinstance(value, Opaque)
         kind = "gemini"
-    elif positional and _model_call(chain) and is_message_list(ev(positional[0])):
+    elif positional and _model_call(chain, messages=True) and is_message_list(ev(positional[0])):
         # a model object called with the conversation: `self.llm(messages)`, `chat_model.predict(msgs)`
         sections += build.messages(ev(positional[0]), positional[0])
         kind = "model"
@@ -665,7 +665,8 @@ def site(flow, call: cst.Call, frame):
         sections.append(build.section("user", build.content(ev(positional[0])), positional[0]))
         build.literal = True
         kind = "model"
-    elif not _cli_library(flow, call, frame) and (texts := _prompt_keywords(keywords, ev)):
+    elif not _cli_library(flow, call, frame) and not _CONFIG_CLASS.search(last) \
+            and (texts := _prompt_keywords(keywords, ev)):
         # a model wrapper given the prompt by name: `llm_api_handler(prompt=prompt,
         # system_prompt=...)`, `llm.generate(prompt=...)`: text this file wrote
         for key, role in texts:
@@ -690,7 +691,7 @@ def site(flow, call: cst.Call, frame):
 _GENAI = ("generate_content", "generate_content_async", "generate_content_stream", "send_message",
           "send_message_async", "send_message_stream")
 _COMPLETE = ("complete", "acomplete", "stream_complete", "astream_complete", "predict", "apredict", "run", "arun",
-             "invoke", "ainvoke")  # a LangChain chat model invoked with the text: one user message
+             "invoke", "ainvoke", "call", "acall")  # a LangChain chat model invoked with the text: one user message
 # an agent or model wrapper told its system prompt by a setter: `self.llm.set_instructions(sp)`
 _SETS_SYSTEM = ("set_instructions", "set_system_prompt", "set_system_message", "update_system_prompt",
                 "set_system")
@@ -702,19 +703,27 @@ _MODEL_NAME = re.compile(r"(?!(?:get|load|create|build|make|init|set|new|select|
                          r"(?!\w*(?:embed|rerank|classif|detect|token|vision|whisper|tts|speech))"
                          r"(?:\w+_)?(?:llm|lm|model|chat_model|chat_llm)(?:_(?:func|fn|function|callable))?",
                          re.IGNORECASE)
+_CHAT_MODEL_NAME = re.compile(_MODEL_NAME.pattern.replace("vision|", ""), re.IGNORECASE)
 
 
-def _model_call(chain: list[str]) -> bool:
+def _model_call(chain: list[str], messages: bool = False) -> bool:
     """`llm.complete(...)`, `self.model.predict(...)`, or the model itself
-    called: `llm(...)`, `self.llm(...)`."""
+    called: `llm(...)`, `self.llm(...)`. `messages`: the call is given a
+    conversation, so a vision model (`vision_model.call([...])`) is one too."""
+    named = _CHAT_MODEL_NAME if messages else _MODEL_NAME
     if chain[-1] in _COMPLETE:
-        return len(chain) >= 2 and bool(_MODEL_NAME.fullmatch(chain[-2]))
-    return len(chain) <= 2 and bool(_MODEL_NAME.fullmatch(chain[-1])) and chain[0] in (chain[-1], "self")
+        return len(chain) >= 2 and bool(named.fullmatch(chain[-2]))
+    return len(chain) <= 2 and bool(named.fullmatch(chain[-1])) and chain[0] in (chain[-1], "self")
 
 
-# A call given its prompt by keyword, whatever the callee: the system text first.
-_PROMPT_KEYWORDS = (("system_prompt", "system"), ("system_message", "system"), ("prompt", "user"),
-                    ("user_prompt", "user"))
+# A call given its prompt by keyword, whatever the callee: the system text first; `messages=`
+# given one text (`ask_llm(messages=prompt_content)`) is the user's message
+_PROMPT_KEYWORDS = (("system_prompt", "system"), ("system_message", "system"), ("system_instruction", "system"),
+                    ("system_instructions", "system"), ("system_query", "system"), ("system_msg", "system"),
+                    ("sys_prompt", "system"), ("prompt", "user"), ("user_prompt", "user"), ("messages", "user"))
+# a request's settings object (Gemini's GenerateContentConfig(system_instruction=...)): the call that
+# is given it sends the prompt
+_CONFIG_CLASS = re.compile(r"(?:Config|Configuration|Options|Settings)$")
 # names too common to say prompt alone (`log(msg=...)`), read as the user's
 # text only beside a system keyword: `get_response_from_llm(msg=..., system_message=...)`
 _USER_BESIDE_SYSTEM = ("user_message", "msg", "user_msg", "query")

@@ -460,7 +460,8 @@ class Expressions:
                 continue
             expr = part.expression
             value = self.eval(expr, frame)
-            if isinstance(value, StrV) and (isinstance(expr, cst.Name) and _one_choice(value) or
+            if isinstance(value, StrV) and (isinstance(expr, cst.Name) and (_one_choice(value) or
+                                                                            self.helper_result(expr, frame)) or
                                             isinstance(expr, cst.Call) and self.helper_call(expr, frame)):
                 value = self.at_field(value, expr)
             if part.equal is not None:  # f"{x=}": the text up to `=` is written out
@@ -486,6 +487,14 @@ class Expressions:
         else:
             callee = self.eval(func, frame)
         return isinstance(callee, (FuncV, ForeignFuncV))
+
+    def helper_result(self, name: cst.Name, frame: Frame) -> bool:
+        """A name that holds what a helper of the app's returned (`table =
+        read_board(...)` then `f"...{table}..."`): the helper's value, placed
+        as if the call stood in the field."""
+        binding = frame.scope.last(name.value, self.span(name)[0])
+        return binding is not None and binding.kind == "assign" and binding.path == () \
+            and isinstance(binding.value, cst.Call) and self.helper_call(binding.value, frame)
 
     def at_field(self, value: StrV, call: cst.BaseExpression) -> StrV:
         """A helper that returns a short labelled value (`f"Time: {get_time()}"`

@@ -138,11 +138,12 @@ def find_template(flow, name: str, folder: str | None) -> Path | None:
 # a prompt file a loader finds by its bare name: load_prompt("action_template")
 PROMPT_SUFFIXES = (".j2", ".jinja", ".jinja2", ".prompt", ".txt", ".md", ".tmpl")
 JINJA_SUFFIXES = (".j2", ".jinja", ".jinja2", ".prompt")
-_PROMPT_FOLDERS = ("prompts", "templates", "prompt_templates")
+DATA_SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".toml": "toml"}
+_PROMPT_FOLDERS = ("prompts", "prompt", "templates", "prompt_templates")
 BARE_NAME = re.compile(r"[A-Za-z0-9_][\w.-]*(?:/[\w.-]+)*")
 
 
-def find_by_name(flow, name: str) -> tuple[Path | None, list[Path]]:
+def find_by_name(flow, name: str, suffixes=PROMPT_SUFFIXES) -> tuple[Path | None, list[Path]]:
     """A prompt file a loader is given by its bare name (`load_prompt(
     "action_template")`, `prompt_engine.load_prompt("summarize")`,
     `convo.template("implement_changes")`): `name` plus a prompt suffix,
@@ -151,17 +152,19 @@ def find_by_name(flow, name: str) -> tuple[Path | None, list[Path]]:
     it: skyvern/forge/prompts/skyvern/x.j2 from skyvern/services/). The
     nearest base wins; at equal distance, the one in a folder named like the
     module (code_monkey.py: prompts/code-monkey/); ties left are ambiguous
-    (None, with the candidates)."""
-    if not BARE_NAME.fullmatch(name) or Path(name).suffix.lower() in PROMPT_SUFFIXES:
+    (None, with the candidates). `suffixes`: DATA_SUFFIXES for a loader that
+    gives a file of several prompts by its name (`get_prompt("deepsearch")
+    ["reasoning_prompt"]` reading prompt/deepsearch.yaml)."""
+    if not BARE_NAME.fullmatch(name) or Path(name).suffix.lower() in (*PROMPT_SUFFIXES, *DATA_SUFFIXES):
         return None, []
     memo = flow.ctx.shared.setdefault("python.prompt_files_by_name", {})  # one search per folder and name a run
-    key = (flow.file.path.parent, flow.file.path.stem, name)
+    key = (flow.file.path.parent, flow.file.path.stem, name, tuple(suffixes))
     if key not in memo:
-        memo[key] = _find_by_name(flow, name)
+        memo[key] = _find_by_name(flow, name, suffixes)
     return memo[key]
 
 
-def _find_by_name(flow, name: str) -> tuple[Path | None, list[Path]]:
+def _find_by_name(flow, name: str, suffixes) -> tuple[Path | None, list[Path]]:
     here = flow.file.path.parent
     root = Path(flow.ctx.root).resolve()
     stem = re.sub(r"[-_]", "", flow.file.path.stem.lower())
@@ -171,7 +174,7 @@ def _find_by_name(flow, name: str) -> tuple[Path | None, list[Path]]:
             [f"{d}/*/{name}{{}}" for d in _PROMPT_FOLDERS] + [f"*/{d}/{name}{{}}" for d in _PROMPT_FOLDERS] + \
             [f"*/{d}/*/{name}{{}}" for d in _PROMPT_FOLDERS]
         for pattern in patterns:
-            for suffix in PROMPT_SUFFIXES:
+            for suffix in suffixes:
                 found += [p for p in base.glob(pattern.format(suffix)) if p.is_file() and _inside(p, flow)]
         found = sorted(set(found))
         if len(found) > 1:
@@ -184,7 +187,6 @@ def _find_by_name(flow, name: str) -> tuple[Path | None, list[Path]]:
     return None, []
 
 
-DATA_SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".toml": "toml"}
 DATA_PATH = re.compile(r"[\w.-]+(?:/[\w.-]+)*\.(?:ya?ml|json|toml)")
 
 

@@ -227,6 +227,8 @@ class Flow(Loops, Expressions, ToIR):
         if frame.import_time and isinstance(value, Opaque) and V.DEPLOY < value.verdict.volatility \
                 and value.qual is None:
             value = replace(value, verdict=at_import(value.verdict))
+        elif frame.import_time and isinstance(value, StrV) and isinstance(node, cst.Call):
+            value = _text_at_import(value)
         frame.memo[key] = value
         return value
 
@@ -615,7 +617,7 @@ class Flow(Loops, Expressions, ToIR):
         if not self.ctx.variables.configured(name):
             route = frame.scope.route
             if route is not None and verdict.volatility < V.REQUEST and not _injected(default_node):
-                verdict = Verdict(V.REQUEST, f"an input of the web route {route}: each request's own")
+                verdict = Verdict(V.REQUEST, f"an input of {route}: each request's own")
             passed, order = self.callers_pass(name, frame.scope)
             if passed is not None and passed.volatility > verdict.volatility and verdict.volatility < V.REQUEST \
                     and as_conversation(self.ctx, name, passed) is None:
@@ -1099,3 +1101,16 @@ def _injected(default) -> bool:
 
 
 __all__ = ["Flow", "Frame", "UPPER_CONSTANT", "split_prefix", "call_name", "strip_self", "MAX_DEPTH", "MAX_UNROLL", "DictV"]
+
+
+def _text_at_import(value: StrV) -> StrV:
+    """Text a helper returns when the module is imported (`f"... located in
+    {get_location()}"` at module level): what changes in it was read once,
+    fixed until the process restarts."""
+    segs = []
+    for seg in value.segs:
+        if isinstance(seg, Slot) and seg.kind in (SlotKind.VARIABLE, SlotKind.EXPRESSION) and seg.volatility > V.DEPLOY:
+            verdict = at_import(Verdict(seg.volatility, seg.reason))
+            seg = replace(seg, volatility=verdict.volatility, reason=verdict.reason)
+        segs.append(seg)
+    return StrV(segs, value.node)

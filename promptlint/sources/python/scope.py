@@ -99,20 +99,29 @@ class Scope:
 
     @property
     def route(self) -> str | None:
-        """The web route this function serves (`@app.get("/ask")`, `@router.post(...)`,
-        `@bp.route(...)`, `@app.websocket(...)`), as `GET /ask`; None for any other."""
+        """What serves requests through this function, its parameters being each
+        request's own: a web route (`@app.get("/ask")`, `@router.post(...)`,
+        `@bp.route(...)`, `@app.websocket(...)`) as `the web route GET /ask`, an
+        MCP server's prompt or tool (`@mcp.prompt(name="recent")`, `@server.tool`)
+        as `the MCP prompt recent`; None for any other function."""
         if self.is_module:
             return None
         for decorator in self.node.decorators:
             call = decorator.decorator
-            if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+            func = call.func if isinstance(call, cst.Call) else call
+            if not isinstance(func, cst.Attribute):
                 continue
-            verb = call.func.attr.value
-            if verb not in _ROUTE_VERBS:
+            verb = func.attr.value
+            if verb in _MCP_VERBS:
+                name = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "name"),
+                            None) if isinstance(call, cst.Call) else None
+                shown = name.evaluated_value if isinstance(name, cst.SimpleString) else self.node.name.value
+                return f"the MCP {verb} {shown}"
+            if verb not in _ROUTE_VERBS or not isinstance(call, cst.Call):
                 continue
             path = next((a.value for a in call.args if a.keyword is None), None)
             where = path.evaluated_value if isinstance(path, cst.SimpleString) else "..."
-            return f"{'' if verb in ('route', 'api_route') else verb.upper() + ' '}{where}"
+            return f"the web route {'' if verb in ('route', 'api_route') else verb.upper() + ' '}{where}"
         return None
 
     def last(self, name: str, at: float) -> Binding | None:
@@ -697,6 +706,7 @@ def _names_in(node, targets: bool = False) -> list[cst.Name]:
 
 
 _ROUTE_VERBS = {"get", "post", "put", "patch", "delete", "route", "api_route", "websocket"}
+_MCP_VERBS = ("prompt", "tool")  # FastMCP's @mcp.prompt / @mcp.tool: the client passes the arguments per call
 
 
 def _dotted_name(node) -> str | None:

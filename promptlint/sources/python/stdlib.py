@@ -25,9 +25,8 @@ from dataclasses import replace
 import libcst as cst
 
 from promptlint.analysis.volatility import (
-    AT_IMPORT, COMMAND_LINE, DEFAULT, Verdict, classify_call, from_command_line, no_evidence, read_at_import,
-    sent_per_item,
-    strftime_precision,
+    AT_IMPORT, COMMAND_LINE, DEFAULT, ENV_ROOT, Verdict, classify_call, from_command_line, no_evidence, read_at_import,
+    sent_per_item, snake, strftime_precision,
 )
 from promptlint.ir import SourceError, SourceFile, Volatility
 from promptlint.sources.python import files, lcel
@@ -372,7 +371,9 @@ def value_attribute(flow, base: Opaque, attr: str, node, frame):
     from promptlint.sources.python.scope import _dotted_name, strip_self
 
     dotted = _dotted_name(node)
-    fixed = not no_evidence(base.verdict) and base.verdict.volatility <= V.DEPLOY
+    # (an environment object, `env.research_problem`, is fixed only by its name: its field's name decides)
+    fixed = not no_evidence(base.verdict) and base.verdict.volatility <= V.DEPLOY \
+        and not (base.kind == "name" and ENV_ROOT.match(snake(base.label)))
     # an option of the command line (`args.company`) is what the user typed for this run, whatever its name
     # (and a field of a row in a loop that sends one request per row, `row.question`, is that row's)
     typed = (from_command_line(base.verdict.reason) or sent_per_item(base.verdict.reason)) \
@@ -507,6 +508,11 @@ def template_by_name(flow, last: str, node: cst.Call, frame):
     if not isinstance(named, cst.SimpleString) or not isinstance(named.evaluated_value, str):
         return None
     found, candidates = files.find_by_name(flow, named.evaluated_value)
+    if found is None and not candidates and not keywords:
+        data, candidates = files.find_by_name(flow, named.evaluated_value, files.DATA_SUFFIXES)
+        text = files.load(flow, data, node) if data is not None else None
+        if text is not None:  # get_prompt("deepsearch"): the prompts of prompt/deepsearch.yaml, by key
+            return files.parsed(flow, text, files.DATA_SUFFIXES[data.suffix.lower()], node)
     if found is None:
         if candidates:
             shown = ", ".join(flow.ctx.display_path(p) for p in candidates[:4])
@@ -1013,6 +1019,11 @@ def role_content_message(flow, node: cst.Call, frame):
     (`Message(role="system", content=text)`, `ChatMessage(...)`): a message,
     its role taken from a literal, else from the role expression's words."""
     positional, keywords = _args(node)
+    if "role" in keywords and "content" not in keywords and len(positional) == 1 and len(node.args) == 2 \
+            and _CLASS_NAME.match(flow.src(node.func)):
+        # `Message(text, role="user")`, `Message([image, text], role="user")`: the content first
+        return MsgV(_role_of(flow, keywords["role"], frame, flow.ctx.default_role), flow.eval(positional[0], frame),
+                    node)
     if "role" not in keywords or "content" not in keywords:
         return _role_first_message(flow, node, positional, keywords, frame)
     role = _role_of(flow, keywords["role"], frame, flow.ctx.default_role)
