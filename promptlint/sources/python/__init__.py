@@ -140,6 +140,33 @@ _LLM_IMPORTS = re.compile(
     r"|autogen|crewai|pydantic_ai|guidance|outlines|huggingface_hub|transformers|vllm|boto3)\b", re.M)
 
 
+def _result_text(flow, node, frame):
+    """The text a builder's result object is made with (`Result(prompt, extras)`,
+    `PromptResult(text=prompt)`): its first argument or its `prompt`/`text`
+    keyword, when that is text with words; None otherwise."""
+    if not isinstance(node, cst.Call) or not _RESULT_CLASS.fullmatch(flow.src(node.func)):
+        return None
+    first = next((a.value for a in node.args if a.keyword is None and not a.star), None)
+    if first is None:
+        first = next((a.value for a in node.args if a.keyword is not None
+                      and a.keyword.value in ("prompt", "text", "system_prompt", "content")), None)
+    value = flow.eval(first, frame) if first is not None else None
+    return value if isinstance(value, StrV) and _has_words(value, MIN_FUNCTION_TEXT) else None
+
+
+_RESULT_CLASS = re.compile(r"(?:\w+\.)*[A-Z]\w*")
+
+
+def _main_blocks(flow, module: cst.Module) -> list[tuple[int, int]]:
+    """The spans of the module's `if __name__ == "__main__":` blocks."""
+    out = []
+    for statement in module.body:
+        if isinstance(statement, cst.If) and isinstance(statement.test, cst.Comparison) \
+                and isinstance(statement.test.left, cst.Name) and statement.test.left.value == "__name__":
+            out.append(flow.span(statement))
+    return out
+
+
 def _instructions(text: str) -> bool:
     """Text that addresses a model (the same test discovery uses)."""
     return directive_score(text) >= BUILDER_DIRECTIVES
@@ -907,7 +934,11 @@ class _Reader:
                 fillable[scope.label] = scope.node.name  # `Prompts.order()`: a template its caller fills
             candidates += built
         candidates += self.local_prompts(build, {label for label, *_ in candidates})
-        used_by_others = set().union(*(reads for _, reads, _, _ in candidates)) if candidates else set()
+        # what a script's demo (`if __name__ == "__main__": t = build(...)` with literals) reads stays a
+        # prompt of its own: the demo does not stand for the app's use of it
+        demos = _main_blocks(flow, module.node)
+        used_by_others = set().union(*(reads for _, reads, span, _ in candidates
+                                       if not any(a <= span.start < b for a, b in demos))) if candidates else set()
         for name, _, span, sections in candidates:
             if name in consumed or name in used_by_others:
                 continue
@@ -1100,6 +1131,10 @@ class _Reader:
             elif named and (pair := _prompt_pair(ret.value, value)) is not None:
                 sections = [Section(role, build.text(text, _unfilled_style(text)), self.span(node))
                             for role, text, node in pair]
+            elif named and (wrapped := _result_text(flow, ret.value, flow.frame_for(scope))) is not None:
+                # `return ChatPromptBuildResult(system_prompt, [parts])`: the builder's result object
+                # carries the prompt first
+                sections = [Section(role, build.text(wrapped, _unfilled_style(wrapped)), self.span(ret.value))]
             else:
                 continue
             if agent_text is not None and _recomputed_each_run(agent_text):

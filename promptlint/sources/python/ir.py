@@ -31,7 +31,8 @@ class ToIR:
         if not isinstance(value, StrV):
             return value
         slots = [s for s in value.segs if isinstance(s, Slot)]
-        if slots and self.written_elsewhere(value):
+        if slots and (self.written_elsewhere(value) or any(s.kind is SlotKind.LOOP for s in slots)
+                      and not any(id(s) in self.pinned for s in slots) and _bare(value.segs)):
             return self.moved_whole(value, node, label, span)
         if len(slots) != 1 or any(isinstance(s, Lit) and s.text.strip() for s in value.segs):
             return value
@@ -215,3 +216,16 @@ class ToIR:
         return out
 
 
+def _bare(parts) -> bool:
+    """Text with no words of its own: values and the whitespace between them,
+    also inside loops and branches (a helper that drops a file's license
+    lines, `new += line + "\n"`, returns the file): a loop so built is that
+    value. Not a loop whose order changes (its fix is at the loop)."""
+    for part in parts:
+        if isinstance(part, (Lit, Text)):
+            if part.text.strip():
+                return False
+        elif isinstance(part, Slot):
+            if part.order_varies or not _bare(part.children) or not _bare(part.else_children):
+                return False
+    return True

@@ -436,8 +436,8 @@ def prompty_execute(flow, node: cst.Call, frame):
 
 
 # a function or method that loads a prompt file by name (load_prompt, get_template, convo.template)
-_LOADER = re.compile(r"(?:(?:load|get|read|render|fetch|build|make|create)_)?(?:prompt|template)(?:_template|_file)?s?",
-                     re.IGNORECASE)
+_LOADER = re.compile(r"_*(?:(?:load|get|read|render|fetch|build|make|create)_)?(?:prompt|template)(?:_template|_file)?s?"
+                     r"(?:_text|_content|_str)?", re.IGNORECASE)
 _NAME_KEYWORDS = ("template", "template_name", "name", "prompt", "prompt_name", "prompt_id", "path", "file")
 
 
@@ -505,11 +505,12 @@ def template_by_name(flow, last: str, node: cst.Call, frame):
     positional, keywords = _args(node)
     keywords = dict(keywords)
     named = positional[0] if positional else next((keywords.pop(k) for k in _NAME_KEYWORDS if k in keywords), None)
-    if not isinstance(named, cst.SimpleString) or not isinstance(named.evaluated_value, str):
+    name = _written_name(flow, named, frame)
+    if name is None:
         return None
-    found, candidates = files.find_by_name(flow, named.evaluated_value)
+    found, candidates = files.find_by_name(flow, name)
     if found is None and not candidates and not keywords:
-        data, candidates = files.find_by_name(flow, named.evaluated_value, files.DATA_SUFFIXES)
+        data, candidates = files.find_by_name(flow, name, files.DATA_SUFFIXES)
         text = files.load(flow, data, node) if data is not None else None
         if text is not None:  # get_prompt("deepsearch"): the prompts of prompt/deepsearch.yaml, by key
             return files.parsed(flow, text, files.DATA_SUFFIXES[data.suffix.lower()], node)
@@ -517,7 +518,7 @@ def template_by_name(flow, last: str, node: cst.Call, frame):
         if candidates:
             shown = ", ".join(flow.ctx.display_path(p) for p in candidates[:4])
             flow.ctx.note(flow.file, flow.file_span(*flow.span(node)),
-                          f"{named.evaluated_value!r} names {len(candidates)} prompt files ({shown}): not guessed")
+                          f"{name!r} names {len(candidates)} prompt files ({shown}): not guessed")
         return None
     text = files.load(flow, found, node)
     if text is None or not (keywords or any(a.star == "**" for a in node.args)):
@@ -526,6 +527,16 @@ def template_by_name(flow, last: str, node: cst.Call, frame):
     jinja = found.suffix.lower() in files.JINJA_SUFFIXES or "{{" in (literal_text(text) or "")
     return StrV(render_fields(flow, text, strs.scan_jinja_fields if jinja else strs.scan_format, [], kwargs,
                               keywords), node)
+
+
+def _written_name(flow, node, frame) -> str | None:
+    """The name a loader is given: a literal, or a name bound to one (a helper's
+    parameter, `_load_prompt_text("inner_state")` calling `load_prompt(name)`)."""
+    if isinstance(node, cst.SimpleString):
+        return node.evaluated_value if isinstance(node.evaluated_value, str) else None
+    if isinstance(node, cst.Name):
+        return literal_text(flow.eval(node, frame))
+    return None
 
 
 # a message object's methods that give it as a plain dict (pydantic, dataclasses, the SDKs' own)
