@@ -33,7 +33,7 @@ from promptlint.sources.base import read_source
 from promptlint.sources.python.strings import Lit
 from promptlint.sources.python.values import ConstV, DictV, ListV, StrV, literal_text
 
-_TEMPLATE_FOLDERS = ("", "templates", "prompts", "prompt_templates", "templates/prompts")
+_TEMPLATE_FOLDERS = ("", "templates", "prompts", "prompt", "prompt_templates", "templates/prompts")
 MAX_PARENTS = 6
 JINJA_PATH = re.compile(r"[\w./-]+\.(?:j2|jinja2?)")  # "memory/summary.j2": a Jinja file named in the code
 WRITTEN_JINJA_PATH = re.compile(rf"[\"']{JINJA_PATH.pattern}[\"']")  # ... as a string literal in the source

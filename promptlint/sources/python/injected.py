@@ -208,6 +208,8 @@ def _received(flow, receiver, scope, frame, at: int) -> bool:
     """Whether a conversation is one this code does not build: a parameter,
     an attribute, what a framework call returned (not a list of messages
     written here, which the flow follows item by item)."""
+    if _built_here(receiver, scope, at):
+        return False
     if isinstance(receiver, cst.Name):
         value = flow.lookup(receiver.value, at, frame)
     else:
@@ -215,6 +217,19 @@ def _received(flow, receiver, scope, frame, at: int) -> bool:
     if isinstance(value, Opaque):
         return True
     return isinstance(value, ListV) and all(isinstance(i, (Spread, Opaque)) for i in value.items)
+
+
+def _built_here(receiver, scope, at: int) -> bool:
+    """A request this function writes out (`payload = {"model": m, "messages": [...]}`
+    and later `payload["messages"].insert(0, system)`): the dict or list its
+    root name was first given here, even if rebuilt from itself later."""
+    dotted = _path_name(receiver)
+    root = dotted.split(".")[0] if dotted else None
+    if root is None or root in ("self", "cls") or root in scope.params:
+        return False
+    first = next((b for b in scope.bindings.get(root, ()) if b.start < at), None)
+    return first is not None and first.kind == "assign" and not first.path \
+        and isinstance(first.value, (cst.Dict, cst.List))
 
 
 def _history(flow, receiver) -> Slot:

@@ -20,6 +20,7 @@ import datetime as _dt
 import json
 import os
 import re
+from pathlib import Path
 from dataclasses import replace
 
 import libcst as cst
@@ -509,6 +510,8 @@ def template_by_name(flow, last: str, node: cst.Call, frame):
     if name is None:
         return None
     found, candidates = files.find_by_name(flow, name)
+    if found is None and Path(name).suffix.lower() in files.PROMPT_SUFFIXES:
+        found = files.find_template(flow, name, None)  # `_load_template("system.md")`: a file named in full
     if found is None and not candidates and not keywords:
         data, candidates = files.find_by_name(flow, name, files.DATA_SUFFIXES)
         text = files.load(flow, data, node) if data is not None else None
@@ -861,6 +864,10 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
         verdict = derived_from(flow, node, frame) or \
             Verdict(V.STATIC, f"read from a file by {short(flow.src(node.func))}(): fixed per release (the file "
                               "itself is checked when it is a prompt file)")
+    elif (submitted := _submitted(flow, node, frame)) is not None:
+        # `os_future.result()` of `executor.submit(desktop.get_windows_version)`: what that function returns
+        verdict = _call_verdict(flow, strip_self(submitted))
+        verdict = Verdict(verdict.volatility, f"the result of {submitted}(), run in an executor: {verdict.reason}")
     else:
         verdict = _call_verdict(flow, strip_self(dotted))
         # what the arguments say matters where the name says nothing, or less than per request
@@ -882,7 +889,7 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
 # a framework's text part of a message, given its text and nothing else
 _TEXT_PART = re.compile(r"(?:Text|Content|Block|Part)(?:Param)?$")
 # a helper that returns a file's contents, by its name: load_text(path), read_file(path), load_yaml(path)
-_READS_FILE = re.compile(r"(?:load|read|open|get)_?(?:text|file|txt|json|yaml|yml|toml|contents?|file_contents?)"
+_READS_FILE = re.compile(r"(?:load|read|open|get|download)_?(?:text|file|txt|json|yaml|yml|toml|contents?|file_contents?)"
                          r"(?:_file)?", re.IGNORECASE)
 
 
@@ -959,6 +966,28 @@ def _plain_reference(node) -> bool:
 def _lc_from_template(qual: str) -> bool:
     parts = qual.split(".")
     return len(parts) >= 2 and parts[-1] == "from_template" and parts[-2] in LC_TEMPLATES
+
+
+# a function handed to an executor or an event loop, its result read from the future later
+_SUBMITS = {"submit": 0, "run_in_executor": 1, "create_task": 0, "ensure_future": 0, "apply_async": 0}
+
+
+def _submitted(flow, node: cst.Call, frame) -> str | None:
+    """The dotted name of the function whose result a future gives
+    (`f = executor.submit(get_version); f.result()`), else None."""
+    from promptlint.sources.python.scope import _dotted_name
+
+    func = node.func
+    if not isinstance(func, cst.Attribute) or func.attr.value != "result" or not isinstance(func.value, cst.Name):
+        return None
+    binding = frame.scope.last(func.value.value, flow.span(node)[0])
+    call = binding.value if binding is not None and binding.kind == "assign" and not binding.path else None
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) \
+            or call.func.attr.value not in _SUBMITS:
+        return None
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    at = _SUBMITS[call.func.attr.value]
+    return _dotted_name(positional[at]) if len(positional) > at else None
 
 
 def _call_verdict(flow, dotted: str) -> Verdict:
