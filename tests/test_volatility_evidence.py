@@ -54,6 +54,12 @@ from promptlint.sources import jinja
     # data about a tool or function is its definition, not request data
     ("function_data.name", V.UNKNOWN), ("tool_data", V.UNKNOWN), ("metadata", V.UNKNOWN),
     ("form_data", V.REQUEST),
+    # what a search found, who is in the thread, a run's problem, an environment object's field, a
+    # switch named by what it leaves out
+    ("graph_knowledges", V.REQUEST), ("retrieved_knowledge", V.REQUEST), ("domain_knowledge", V.UNKNOWN),
+    ("users", V.SESSION), ("participants", V.SESSION), ("research_problem", V.SESSION),
+    ("env.research_problem", V.SESSION), ("env", V.DEPLOY), ("grounded_no_context", V.UNKNOWN),
+    ("no_tools", V.UNKNOWN), ("invoice_no", V.REQUEST), ("repos_str", V.SESSION),
 ])
 def test_names(name, expected):
     assert classify_name(name).volatility is expected, classify_name(name).reason

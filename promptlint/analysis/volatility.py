@@ -96,7 +96,8 @@ SETTINGS = Verdict(V.UNKNOWN, "the name suggests settings: no evidence of how of
 NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
     # switches the caller sets (`show_examples`, `use_tools`) say nothing about
     # how often they change; the text they guard is as stable as the rest
-    (re.compile(r"^(show|include|use|enable|disable|with|hide|skip|add|has|is|allow|can|should)_.+$"),
+    (re.compile(r"^(show|include|use|enable|disable|with|hide|skip|add|has|is|allow|can|should)_.+$"
+                r"|^(.+_)?(no|without)_[a-z].*$"),  # `grounded_no_context`, `no_tools`: a switch too
      Verdict(V.UNKNOWN, "the name suggests a switch the caller sets: no evidence of how often it changes")),
     # settings named for what they configure (`query_settings`, `answer_config`) are settings, not
     # the query or the answer: how often they change is the deployment's to say
@@ -147,7 +148,7 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           r"(research|navigation|search|section|report|essay|article|blog|run|task|session|conversation)_"
           r"(topics?|goals?|objectives?|problems?)",
           # the repository or branch a coding agent's session works on, and its state
-          r"(repo|repository|git_repo)(_name|_url|_path|_dir|_directory|_full_name)?", r"(git_)?branch(_name)?",
+          r"(repo|repos|repository|repositories|git_repo)(_name|_names|_url|_path|_dir|_directory|_full_name)?", r"(git_)?branch(_name)?",
           r"(file|files|directory|folder|repo|repository|project|workspace)_(tree|map|structure|listing|layout)"),
     _rule(V.REQUEST, "per-request input",
           r".*(question|query|queries|input|utterance|request|ask|message|msg|instruction_override).*",
