@@ -148,7 +148,8 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           r"(research|navigation|search|section|report|essay|article|blog|run|task|session|conversation)_"
           r"(topics?|goals?|objectives?|problems?)",
           # the repository or branch a coding agent's session works on, and its state
-          r"(repo|repos|repository|repositories|git_repo)(_name|_names|_url|_path|_dir|_directory|_full_name)?", r"(git_)?branch(_name)?",
+          r"(repo|repos|repository|repositories|git_repo)(_name|_names|_url|_path|_dir|_directory|_full_name)?",
+          r"(git_)?branch(_name)?",
           r"(file|files|directory|folder|repo|repository|project|workspace)_(tree|map|structure|listing|layout)"),
     _rule(V.REQUEST, "per-request input",
           r".*(question|query|queries|input|utterance|request|ask|message|msg|instruction_override).*",

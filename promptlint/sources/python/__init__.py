@@ -74,6 +74,7 @@ from promptlint.sources.placeholders import BARE_DOLLAR_FIELD
 from promptlint.sources.python import files, fills, injected, toollists
 from promptlint.sources.python import strings as strs
 from promptlint.sources.python.scope import INF, MESSAGE_ROLES, ROLE_ADDS, _dotted_name, last_name
+from promptlint.sources.python.stdlib import CLASS_NAME
 from promptlint.sources.python.values import DictV, ListV, LoopV, MsgV, StrV, literal_text
 from promptlint.sources.python.strings import MIN_PROMPT_TEXT, Lit, has_words as _has_words
 from promptlint.sources.python.tree import positions, walk
@@ -144,7 +145,7 @@ def _result_text(flow, node, frame):
     """The text a builder's result object is made with (`Result(prompt, extras)`,
     `PromptResult(text=prompt)`): its first argument or its `prompt`/`text`
     keyword, when that is text with words; None otherwise."""
-    if not isinstance(node, cst.Call) or not _RESULT_CLASS.fullmatch(flow.src(node.func)):
+    if not isinstance(node, cst.Call) or not CLASS_NAME.match(flow.src(node.func)):
         return None
     first = next((a.value for a in node.args if a.keyword is None and not a.star), None)
     if first is None:
@@ -152,9 +153,6 @@ def _result_text(flow, node, frame):
                       and a.keyword.value in ("prompt", "text", "system_prompt", "content")), None)
     value = flow.eval(first, frame) if first is not None else None
     return value if isinstance(value, StrV) and _has_words(value, MIN_FUNCTION_TEXT) else None
-
-
-_RESULT_CLASS = re.compile(r"(?:\w+\.)*[A-Z]\w*")
 
 
 def _main_blocks(flow, module: cst.Module) -> list[tuple[int, int]]:

@@ -699,11 +699,12 @@ _SETS_SYSTEM = ("set_instructions", "set_system_prompt", "set_system_message", "
 _PUTS_SYSTEM = ("add_or_update_system_message",)
 # `llm`, `self.chat_model`, `fast_llm`, `use_llm_func`; not a factory (`get_llm("name")`, `load_model(path)`) nor a
 # model that takes no chat prompt (`embedding_model(text)`, `rerank_model`)
-_MODEL_NAME = re.compile(r"(?!(?:get|load|create|build|make|init|set|new|select|choose|resolve|pick)_)"
-                         r"(?!\w*(?:embed|rerank|classif|detect|token|vision|whisper|tts|speech))"
-                         r"(?:\w+_)?(?:llm|lm|model|chat_model|chat_llm)(?:_(?:func|fn|function|callable))?",
-                         re.IGNORECASE)
-_CHAT_MODEL_NAME = re.compile(_MODEL_NAME.pattern.replace("vision|", ""), re.IGNORECASE)
+_MODEL_NAME_PATTERN = (r"(?!(?:get|load|create|build|make|init|set|new|select|choose|resolve|pick)_)"
+                       r"(?!\w*(?:embed|rerank|classif|detect|token|{vision}whisper|tts|speech))"
+                       r"(?:\w+_)?(?:llm|lm|model|chat_model|chat_llm)(?:_(?:func|fn|function|callable))?")
+_MODEL_NAME = re.compile(_MODEL_NAME_PATTERN.format(vision="vision|"), re.IGNORECASE)
+# given a conversation, a vision model (`vision_model.call([...])`) chats too
+_CHAT_MODEL_NAME = re.compile(_MODEL_NAME_PATTERN.format(vision=""), re.IGNORECASE)
 
 
 def _model_call(chain: list[str], messages: bool = False) -> bool:

@@ -492,9 +492,8 @@ class Expressions:
         """A name that holds what a helper of the app's returned (`table =
         read_board(...)` then `f"...{table}..."`): the helper's value, placed
         as if the call stood in the field."""
-        binding = frame.scope.last(name.value, self.span(name)[0])
-        return binding is not None and binding.kind == "assign" and binding.path == () \
-            and isinstance(binding.value, cst.Call) and self.helper_call(binding.value, frame)
+        value = frame.scope.assigned(name.value, self.span(name)[0])
+        return isinstance(value, cst.Call) and self.helper_call(value, frame)
 
     def at_field(self, value: StrV, call: cst.BaseExpression) -> StrV:
         """A helper that returns a short labelled value (`f"Time: {get_time()}"`

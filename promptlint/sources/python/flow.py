@@ -1100,9 +1100,6 @@ def _injected(default) -> bool:
     return isinstance(default, cst.Call) and last_name(default.func) in ("Depends", "Security", "Inject")
 
 
-__all__ = ["Flow", "Frame", "UPPER_CONSTANT", "split_prefix", "call_name", "strip_self", "MAX_DEPTH", "MAX_UNROLL", "DictV"]
-
-
 def _text_at_import(value: StrV) -> StrV:
     """Text a helper returns when the module is imported (`f"... located in
     {get_location()}"` at module level): what changes in it was read once,
@@ -1114,3 +1111,7 @@ def _text_at_import(value: StrV) -> StrV:
             seg = replace(seg, volatility=verdict.volatility, reason=verdict.reason)
         segs.append(seg)
     return StrV(segs, value.node)
+
+
+__all__ = ["Flow", "Frame", "UPPER_CONSTANT", "split_prefix", "call_name", "strip_self", "MAX_DEPTH", "MAX_UNROLL",
+           "DictV"]

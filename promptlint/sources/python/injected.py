@@ -198,10 +198,7 @@ def _is_message(value) -> bool:
 
 def _bound_to(scope, node, at: int):
     """The expression a plain name was last assigned before `at` (`first = ctx.items[0]`)."""
-    if not isinstance(node, cst.Name):
-        return None
-    binding = scope.last(node.value, at)
-    return binding.value if binding is not None and binding.kind == "assign" and not binding.path else None
+    return scope.assigned(node.value, at) if isinstance(node, cst.Name) else None
 
 
 def _received(flow, receiver, scope, frame, at: int) -> bool:

@@ -31,8 +31,7 @@ class ToIR:
         if not isinstance(value, StrV):
             return value
         slots = [s for s in value.segs if isinstance(s, Slot)]
-        if slots and (self.written_elsewhere(value) or any(s.kind is SlotKind.LOOP for s in slots)
-                      and not any(id(s) in self.pinned for s in slots) and _bare(value.segs)):
+        if slots and (self.written_elsewhere(value) or self.rebuilt_from_one_value(value, slots)):
             return self.moved_whole(value, node, label, span)
         if len(slots) != 1 or any(isinstance(s, Lit) and s.text.strip() for s in value.segs):
             return value
@@ -60,6 +59,13 @@ class ToIR:
             elif seg.span is None or (seg.span.start, seg.span.end) != (s, e) or seg.span.file is not self.file:
                 return False
         return True
+
+    def rebuilt_from_one_value(self, value: StrV, slots: list) -> bool:
+        """Text a loop rebuilt from one value with nothing of its own but
+        whitespace (`kept += line + "\n"`): that value (not text filled
+        from a template we cannot read, which stays at its fill)."""
+        return any(s.kind is SlotKind.LOOP for s in slots) and not any(id(s) in self.pinned for s in slots) \
+            and _bare(value.segs)
 
     def moved_whole(self, value: StrV, node, label, span) -> StrV:
         """Such text as it enters the prompt here: at the field or name that

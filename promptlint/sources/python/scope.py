@@ -133,6 +133,12 @@ class Scope:
         i = bisect.bisect_right(ends, at)
         return found[i - 1] if i else None
 
+    def assigned(self, name: str, at: float):
+        """The expression `name` was last plainly assigned before offset `at`
+        (`first = ctx.items[0]`, `table = read_board(...)`), else None."""
+        binding = self.last(name, at)
+        return binding.value if binding is not None and binding.kind == "assign" and not binding.path else None
+
     def rebound_later_in_loop(self, name: str, at: float) -> list[Binding]:
         """Bindings of `name` after offset `at` inside a loop that also holds
         `at`: on the next pass, the use sees them (a loop-carried value)."""

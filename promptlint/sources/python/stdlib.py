@@ -437,8 +437,8 @@ def prompty_execute(flow, node: cst.Call, frame):
 
 
 # a function or method that loads a prompt file by name (load_prompt, get_template, convo.template)
-_LOADER = re.compile(r"_*(?:(?:load|get|read|render|fetch|build|make|create)_)?(?:prompt|template)(?:_template|_file)?s?"
-                     r"(?:_text|_content|_str)?", re.IGNORECASE)
+_LOADER = re.compile(r"_*(?:(?:load|get|read|render|fetch|build|make|create)_)?(?:prompt|template)"
+                     r"(?:_template|_file)?s?(?:_text|_content|_str)?", re.IGNORECASE)
 _NAME_KEYWORDS = ("template", "template_name", "name", "prompt", "prompt_name", "prompt_id", "path", "file")
 
 
@@ -535,11 +535,7 @@ def template_by_name(flow, last: str, node: cst.Call, frame):
 def _written_name(flow, node, frame) -> str | None:
     """The name a loader is given: a literal, or a name bound to one (a helper's
     parameter, `_load_prompt_text("inner_state")` calling `load_prompt(name)`)."""
-    if isinstance(node, cst.SimpleString):
-        return node.evaluated_value if isinstance(node.evaluated_value, str) else None
-    if isinstance(node, cst.Name):
-        return literal_text(flow.eval(node, frame))
-    return None
+    return literal_text(flow.eval(node, frame)) if isinstance(node, (cst.SimpleString, cst.Name)) else None
 
 
 # a message object's methods that give it as a plain dict (pydantic, dataclasses, the SDKs' own)
@@ -889,8 +885,8 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
 # a framework's text part of a message, given its text and nothing else
 _TEXT_PART = re.compile(r"(?:Text|Content|Block|Part)(?:Param)?$")
 # a helper that returns a file's contents, by its name: load_text(path), read_file(path), load_yaml(path)
-_READS_FILE = re.compile(r"(?:load|read|open|get|download)_?(?:text|file|txt|json|yaml|yml|toml|contents?|file_contents?)"
-                         r"(?:_file)?", re.IGNORECASE)
+_READS_FILE = re.compile(r"(?:load|read|open|get|download)_?"
+                         r"(?:text|file|txt|json|yaml|yml|toml|contents?|file_contents?)(?:_file)?", re.IGNORECASE)
 
 
 def derived_from(flow, node: cst.Call, frame) -> Verdict | None:
@@ -980,8 +976,7 @@ def _submitted(flow, node: cst.Call, frame) -> str | None:
     func = node.func
     if not isinstance(func, cst.Attribute) or func.attr.value != "result" or not isinstance(func.value, cst.Name):
         return None
-    binding = frame.scope.last(func.value.value, flow.span(node)[0])
-    call = binding.value if binding is not None and binding.kind == "assign" and not binding.path else None
+    call = frame.scope.assigned(func.value.value, flow.span(node)[0])
     if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) \
             or call.func.attr.value not in _SUBMITS:
         return None
@@ -1060,7 +1055,7 @@ def role_content_message(flow, node: cst.Call, frame):
     its role taken from a literal, else from the role expression's words."""
     positional, keywords = _args(node)
     if "role" in keywords and "content" not in keywords and len(positional) == 1 and len(node.args) == 2 \
-            and _CLASS_NAME.match(flow.src(node.func)):
+            and CLASS_NAME.match(flow.src(node.func)):
         # `Message(text, role="user")`, `Message([image, text], role="user")`: the content first
         return MsgV(_role_of(flow, keywords["role"], frame, flow.ctx.default_role), flow.eval(positional[0], frame),
                     node)
@@ -1073,13 +1068,13 @@ def role_content_message(flow, node: cst.Call, frame):
 def _wrapped_text(flow, node):
     """The text a message class of another package wraps (`Message(text)`,
     `Message(text=prompt)`), else the node itself."""
-    if isinstance(node, cst.Call) and _CLASS_NAME.match(flow.src(node.func)) and len(node.args) == 1 \
+    if isinstance(node, cst.Call) and CLASS_NAME.match(flow.src(node.func)) and len(node.args) == 1 \
             and not node.args[0].star and (node.args[0].keyword is None or node.args[0].keyword.value == "text"):
         return node.args[0].value
     return node
 
 
-_CLASS_NAME = re.compile(r"(?:\w+\.)*[A-Z]\w*$")
+CLASS_NAME = re.compile(r"(?:\w+\.)*[A-Z]\w*$")  # a class by its name: `Message`, `types.Part`
 
 
 def _role_first_message(flow, node: cst.Call, positional, keywords, frame):
@@ -1087,7 +1082,7 @@ def _role_first_message(flow, node: cst.Call, positional, keywords, frame):
     second (`Turn("system", Message(text))`, `ChatMessage("user", text)`):
     a message of that role; a class wrapping the text alone (`Message(text)`)
     is its text."""
-    if len(positional) != 2 or keywords or not _CLASS_NAME.match(flow.src(node.func)) \
+    if len(positional) != 2 or keywords or not CLASS_NAME.match(flow.src(node.func)) \
             or not isinstance(positional[0], cst.SimpleString) \
             or positional[0].evaluated_value not in MESSAGE_ROLES:
         return None
