@@ -60,6 +60,8 @@ from promptlint.sources import jinja
     ("users", V.SESSION), ("participants", V.SESSION), ("research_problem", V.SESSION),
     ("env.research_problem", V.SESSION), ("env", V.DEPLOY), ("grounded_no_context", V.UNKNOWN),
     ("no_tools", V.UNKNOWN), ("invoice_no", V.REQUEST), ("repos_str", V.SESSION),
+    # the job a cover letter or a screening is written for
+    ("job_title", V.REQUEST), ("job_role", V.REQUEST), ("title", V.UNKNOWN),
 ])
 def test_names(name, expected):
     assert classify_name(name).volatility is expected, classify_name(name).reason

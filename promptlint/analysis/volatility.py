@@ -45,6 +45,18 @@ def sent_per_item(reason: str | None) -> bool:
     return PER_ITEM in (reason or "")
 
 
+# What a model call returned: sampled for this request, so it differs between requests whatever it is named.
+MODEL_ANSWER = "what the model answered"
+
+
+def model_answer(call: str) -> Verdict:
+    return Verdict(V.REQUEST, f"{MODEL_ANSWER} ({call}): a model's output differs between requests")
+
+
+def answered(reason: str | None) -> bool:
+    return MODEL_ANSWER in (reason or "")
+
+
 def read_at_import(reason: str | None) -> bool:
     return AT_IMPORT in (reason or "")
 
@@ -161,7 +173,7 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           r"(user_|human_|task_|current_|new_)?instruction",
           # what the request is about: the task, goal, topic or problem it states
           r"(the_|current_|user_|main_)?(tasks?|goals?|objectives?|topics?|subject|problem|problem_statement|issue|"
-          r"issue_(description|text|body|title)|job_(description|posting|listing|ad)|requirements?|spec|specification)"
+          r"issue_(description|text|body|title)|job_(description|posting|listing|ad|title|role|position)|requirements?|spec|specification)"
           r"(_description|_prompt|_text|_list|_stmt|_statement)?",
           # the language a request asks for (not an app-wide `language` setting)
           r"(source|target|output|input|dest|destination|reply|response)_lang(uage)?(_code|_name)?",

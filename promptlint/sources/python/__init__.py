@@ -86,9 +86,11 @@ FORMAT = "python"
 _HINTS = re.compile(
     r"\.create\(|\.parse\(|\.stream\(|\.a?generate\(|\.a?chat\(|completion\(|from_messages|from_template|PromptTemplate"
     r"|prompty\.execute|PromptBuilder\(|GenerativeModel\("
-    r"|(?:System|Human|AI)Message|\.a?invoke\(|\bmessages\s*=|\binstructions\s*="
+    # Gemini's and a model object's own sending methods (calls._GENAI, calls._COMPLETE)
+    r"|\.(?:generate_content|send_message)(?:_async|_stream)?\(|\.a?complete\("
+    r"|(?:System|Human|AI)Message|\.a?invoke\(|\bmessages\s*=|\b(?:global_)?instructions?\s*="
     r"|[(,\s](?:(?:system|user|sys)_(?:prompt|message|msg|query|instructions?)|prompt)\s*=(?!=)"
-    r"|^[ \t]*\w*(?:prompt|template|instructions)\w*[ \t]*(?::[^=\n]*)?=(?!=)"
+    r"|^[ \t]*\w*(?:prompt|template|instruction)\w*[ \t]*(?::[^=\n]*)?=(?!=)"
     r"|\bdef[ \t]+\w*(?:prompt|instructions|messages)\w*[ \t]*\("
     r"|[\"']role[\"'][ \t]*:[ \t]*[\"'](?:system|developer|user|assistant)[\"']"
     r"|\([ \t]*[\"'](?:system|developer)[\"'][ \t]*,"
@@ -99,7 +101,7 @@ _HINTS = re.compile(
     rf"|{files.WRITTEN_JINJA_PATH.pattern}",
     re.I | re.M)
 # `SYSTEM_PROMPT`, `prompt`, `qa_prompt`, and a short word glued on (`qaprompt`, `sysprompt`)
-_PROMPT_CONSTANT = re.compile(r"^(?:\w*_)?(?:[a-z]{0,6}prompts?|template|instructions|instruct)$", re.I)
+_PROMPT_CONSTANT = re.compile(r"^(?:\w*_)?(?:[a-z]{0,6}prompts?|template|instructions?|instruct)$", re.I)
 _UPPER_WORD = re.compile(r"\b_*[A-Z][A-Z0-9_]+\b")
 MAX_STARRED = 200  # UPPER_CASE names looked up through `import *` per module
 # the name first, what it is for after (`TEMPLATE_INIT_CODE_GENERATION`, `PROMPT_SUMMARY`): also what

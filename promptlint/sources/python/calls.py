@@ -606,7 +606,13 @@ def site(flow, call: cst.Call, frame):
         # Agent(global_instruction=..., instruction=...)
         for key in _AGENT_TEXT:
             if key in keywords:
-                sections.append(build.system(returned_text(flow, ev(keywords[key])), keywords[key]))
+                text = returned_text(flow, ev(keywords[key]))
+                if key in _ADK_TEXT and isinstance(text, StrV):
+                    text = _adk_state(flow, text)
+                sections.append(build.system(text, keywords[key]))
+        from promptlint.sources.python import fills
+
+        fills.apply_answers(flow, sections)  # `{trip_plan}`: what the agent with output_key="trip_plan" said
         kind = "agent"
     elif _agent_run(chain, set(keywords), call):
         node = positional[0] if positional else next(keywords[k] for k in _RUN_TEXT if k in keywords)
@@ -717,6 +723,25 @@ def _model_call(chain: list[str], messages: bool = False) -> bool:
     return len(chain) <= 2 and bool(named.fullmatch(chain[-1])) and chain[0] in (chain[-1], "self")
 
 
+# the SDK calls that return a model's answer: `client.chat.completions.create`, `client.messages.create`,
+# `client.responses.create`, `openai.ChatCompletion.create`, `completions.parse`
+_ANSWERING_CREATE = {("completions", "create"), ("completions", "parse"), ("messages", "create"),
+                     ("responses", "create"), ("ChatCompletion", "create"), ("Completion", "create")}
+
+
+def answers(chain: list[str]) -> bool:
+    """A call whose result is what a model answered: an SDK's completion
+    call, Gemini's generate_content, LiteLLM's and Ollama's, or a model
+    object asked (`llm.invoke(...)`, `self.chat_model.predict(...)`)."""
+    if len(chain) >= 2 and tuple(chain[-2:]) in _ANSWERING_CREATE:
+        return True
+    if chain[-1] in ("generate_content", "generate_content_async"):
+        return len(chain) >= 2
+    if chain[0] in ("litellm", "ollama") and chain[-1] in ("completion", "acompletion", "chat", "generate"):
+        return True
+    return _model_call(chain, messages=True)
+
+
 # A call given its prompt by keyword, whatever the callee: the system text first; `messages=`
 # given one text (`ask_llm(messages=prompt_content)`) is the user's message
 _PROMPT_KEYWORDS = (("system_prompt", "system"), ("system_message", "system"), ("system_instruction", "system"),
@@ -795,6 +820,16 @@ def _chain_inputs(flow, call: cst.Call, positional, keywords, ev, frame) -> StrV
 # in the order the agent puts them: Google ADK's global_instruction comes ahead of the agent's instruction
 _AGENT_TEXT = ("global_instruction", "instructions", "instruction", "system_prompt", "system_message")
 _RUN_TEXT = ("task", "prompt", "user_prompt", "input", "message")
+_ADK_TEXT = ("global_instruction", "instruction")  # Google ADK's: templates of the session state
+
+
+def _adk_state(flow, text: StrV) -> StrV:
+    """An ADK instruction with its state placeholders (`{trip_plan}`,
+    `{user:name}`) as the fields ADK fills at each run."""
+    from promptlint.sources.python import strings as strs
+    from promptlint.sources.python.text import render_fields
+
+    return StrV(render_fields(flow, text, strs.scan_adk_state, [], {}, {}), text.node)
 _RUN_METHODS = ("run", "run_sync", "arun", "run_stream", "print_response", "aprint_response")
 
 

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from promptlint.analysis.volatility import Verdict, no_evidence
+from promptlint.analysis.volatility import Verdict, model_answer, no_evidence
 from promptlint.discover import MAX_TREE_FILES, python_files
 from promptlint.ir import Slot, SlotKind
 from promptlint.sources.python.scope import _dotted_name
@@ -42,6 +42,10 @@ MAX_SCAN_BYTES = 64 * 1024 * 1024  # Python text kept for the run's searches
 MAX_FILE_BYTES = 1024 * 1024  # a larger module is not searched
 MAX_FILL_MODULES = 8  # importing modules read for one template
 _NAME = re.compile(r"[A-Za-z_]\w*")
+# an agent or chain that keeps its answer under a key (`output_key="trip_plan"`), indexed in the tree by
+# OUTPUT_KEY + the key
+_OUTPUT_KEY = re.compile(r"\boutput_key\s*=\s*[\"']([A-Za-z_]\w*)[\"']")
+OUTPUT_KEY = "output_key="
 
 
 def apply(flow, label: str, sections, node) -> None:
@@ -54,6 +58,12 @@ def apply(flow, label: str, sections, node) -> None:
     if not fields:
         return
     found = _evidence(flow, label, set(fields), node)
+    found.update(_answers_kept(flow, set(fields) - set(found)))
+    _give(fields, found)
+
+
+def _give(fields: dict, found: dict) -> None:
+    """Each field's slots take the evidence found for it, with where."""
     for name, (verdict, where) in found.items():
         for slot in fields[name]:
             slot.volatility = verdict.volatility
@@ -87,6 +97,42 @@ def _evidence(flow, label: str, fields: set[str], node) -> dict:
                 best[name] = (Verdict(verdict.volatility, f"{name}={foreign.src(value)[:60]}: "
                                                            f"{verdict.reason}"), where)
     return best
+
+
+def apply_answers(flow, sections) -> None:
+    """Give the fields of an agent's instruction (`LlmAgent(instruction=...)`)
+    that have no evidence the answer an agent of the tree keeps under that
+    key (`_answers_kept`)."""
+    fields: dict = {}
+    for section in sections:
+        _unknown_fields(section.parts, fields)
+    _give(fields, _answers_kept(flow, set(fields)))
+
+
+def _answers_kept(flow, fields: set[str]) -> dict:
+    """{field: (verdict, "file:line")} for the fields an agent or chain of the
+    tree writes its answer under (`LlmAgent(..., output_key="trip_plan")`:
+    Google ADK keeps an agent's reply in the session state under its
+    output_key, and an instruction's `{trip_plan}` reads it; a LangChain
+    `LLMChain(output_key=...)` hands it to the next chain's prompt)."""
+    if not fields:
+        return {}
+    tree = _tree(flow.ctx)
+    flow.ctx.trees.add(flow.ctx.root.resolve())  # the result now depends on the tree's other files (result cache)
+    out = {}
+    for name in sorted(fields):
+        for path in (tree or {}).get(OUTPUT_KEY + name, ())[:1]:
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            match = next((m for m in _OUTPUT_KEY.finditer(text) if m.group(1) == name), None)
+            if match is None:
+                continue
+            line = text.count("\n", 0, match.start()) + 1
+            where = f"{flow.ctx.display_path(path)}:{line}"
+            out[name] = (model_answer(f"output_key={name!r}: the agent's reply, kept in the session state"), where)
+    return out
 
 
 def callers(flow, function: cst.FunctionDef) -> list:
@@ -283,6 +329,7 @@ def _tree(ctx) -> dict | None:
         # call a builder), by the names it imports
         words = _NAME.findall(text) if _FILLS.search(text) else \
             [w for line in _IMPORT_LINE.findall(text) for w in _NAME.findall(line)]
+        words += [OUTPUT_KEY + key for key in _OUTPUT_KEY.findall(text)]
         for name in set(words):
             out.setdefault(name, []).append(resolved)
     ctx.shared["python.fill_tree"] = out

@@ -72,6 +72,13 @@ from promptlint.sources.python.values import (
 V = Volatility
 
 
+def _root_name(node) -> str | None:
+    """`item` of `item`, `item.name`, `item["type"]`; None for anything else."""
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None
+
+
 def _fixed_range(node) -> bool:
     """`range(3)`: a retry or a fixed count, not an index into data."""
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "range" \
@@ -667,17 +674,18 @@ class Flow(Loops, Expressions, ToIR):
 
     def _callers_pass(self, name: str, scope) -> tuple[Verdict | None, str | None]:
         found, orders = [], []
-        sites = [(self, call, caller) for call, caller in self.calls_of(scope)[:MAX_CALLERS]]
+        sites = [(self, call, caller, items) for call, caller, items in self.calls_of(scope)[:MAX_CALLERS]]
         if not sites and scope.parent is not None and scope.parent.is_module and scope.cls is None:
             # a function no code here calls (`generate_system_prompt(name, background)`): what the
             # tree's other modules that import it pass
             from promptlint.sources.python import fills
             sites = self._foreign_callers.get(id(scope))
             if sites is None:
-                sites = self._foreign_callers[id(scope)] = fills.callers(self, scope.node)[:MAX_CALLERS]
-        for flow, call, caller in sites:
+                sites = self._foreign_callers[id(scope)] = [
+                    (*site, None) for site in fills.callers(self, scope.node)[:MAX_CALLERS]]
+        for flow, call, caller, items in sites:
             arg = _argument_for(scope, call, name)
-            if arg is None:
+            if arg is None or items is not None and _root_name(arg) not in items:
                 continue
             value = flow.eval_at(arg, flow.frame_for(caller), call)
             orders.append(flow.order_of(value)[0])
@@ -696,37 +704,43 @@ class Flow(Loops, Expressions, ToIR):
         return max(found, key=lambda v: v.volatility) if found else None, order
 
     def calls_of(self, scope) -> list:
-        """(call, the scope it is made in) of each call of the function `scope`
-        in this module: by its name, or `self.name(...)` for a method; not
-        the calls made inside a loop (what they pass is carried round it)."""
+        """(call, the scope it is made in, the item names of the loops around
+        it) of each call of the function `scope` in this module: by its name,
+        or `self.name(...)` for a method. A call made inside a loop counts only
+        for what it passes of the loops' own items (`for item in data:
+        self.ask(item)`: one call per item); its other arguments may be carried
+        round the loop."""
         if self._calls is None:
             self._calls = {}
             stack = [self.index.module]
-            loops = [0]  # loops open in the current function: a call in one passes loop-carried values
+            loops: list[list] = [[]]  # loops open in the current function: their item names (None: a while)
 
             def enter(node):
                 if isinstance(node, cst.FunctionDef):
                     stack.append(self.index.scopes.get(id(node)) or stack[-1])
-                    loops.append(0)
-                elif isinstance(node, (cst.For, cst.While)):
-                    loops[-1] += 1
-                elif isinstance(node, cst.Call) and not loops[-1]:
+                    loops.append([])
+                elif isinstance(node, cst.For):
+                    loops[-1].append(frozenset(n.value for n in _names_in(node.target)))
+                elif isinstance(node, cst.While):
+                    loops[-1].append(None)
+                elif isinstance(node, cst.Call) and None not in loops[-1]:
                     func = node.func
                     if isinstance(func, cst.Name) or isinstance(func, cst.Attribute) \
                             and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
-                        self._calls.setdefault(last_name(func), []).append((node, stack[-1]))
+                        items = frozenset().union(*loops[-1]) if loops[-1] else None
+                        self._calls.setdefault(last_name(func), []).append((node, stack[-1], items))
 
             def leave(node):
                 if isinstance(node, cst.FunctionDef):
                     stack.pop()
                     loops.pop()
                 elif isinstance(node, (cst.For, cst.While)):
-                    loops[-1] -= 1
+                    loops[-1].pop()
 
             walk(self.index.module.node, enter, leave)
         method = scope.cls is not None
-        return [(call, caller) for call, caller in self._calls.get(scope.node.name.value, ())
-                if isinstance(call.func, cst.Attribute) == method]
+        return [found for found in self._calls.get(scope.node.name.value, ())
+                if isinstance(found[0].func, cst.Attribute) == method]
 
     def binding(self, b: Binding, frame: Frame, at: float):
         key = (id(b), id(frame))
@@ -827,8 +841,11 @@ class Flow(Loops, Expressions, ToIR):
         the prompt built there is sent once per item,
         so an item of data the code does not write out (rows of a dataset, a
         file's records) differs from one request to the next. Items of a
-        literal list are a few fixed variants; a counter stays a counter."""
+        literal list are a few fixed variants; a counter stays a counter. An
+        item already per request by its name alone (`for item in parsed_data`)
+        gets the loop's evidence, which a caller's reading accepts."""
         if not isinstance(value, Opaque) or value.verdict.volatility >= V.REQUEST \
+                and "the name suggests" not in value.verdict.reason \
                 or self.known_items(iterable) is not None or isinstance(iterable, (SetV, DictV)):
             return value
         body_start, end = self.span(b.node.body)

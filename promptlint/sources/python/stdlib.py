@@ -26,8 +26,8 @@ from dataclasses import replace
 import libcst as cst
 
 from promptlint.analysis.volatility import (
-    AT_IMPORT, COMMAND_LINE, DEFAULT, ENV_ROOT, Verdict, classify_call, from_command_line, no_evidence, read_at_import,
-    sent_per_item, snake, strftime_precision,
+    AT_IMPORT, COMMAND_LINE, DEFAULT, ENV_ROOT, Verdict, answered, classify_call, from_command_line, model_answer,
+    no_evidence, read_at_import, sent_per_item, snake, strftime_precision,
 )
 from promptlint.ir import SourceError, SourceFile, Volatility
 from promptlint.sources.python import files, lcel
@@ -377,7 +377,9 @@ def value_attribute(flow, base: Opaque, attr: str, node, frame):
         and not (base.kind == "name" and ENV_ROOT.match(snake(base.label)))
     # an option of the command line (`args.company`) is what the user typed for this run, whatever its name
     # (and a field of a row in a loop that sends one request per row, `row.question`, is that row's)
-    typed = (from_command_line(base.verdict.reason) or sent_per_item(base.verdict.reason)) \
+    # (and every field of a model's response, `resp.choices[0].message.content`, is that answer)
+    typed = (from_command_line(base.verdict.reason) or sent_per_item(base.verdict.reason)
+             or answered(base.verdict.reason)) \
         and not flow.ctx.variables.configured(strip_self(dotted or ""))
     if dotted and not typed and not (fixed and not flow.ctx.variables.configured(strip_self(dotted))):
         verdict = flow.ctx.variables.resolve(strip_self(dotted))
@@ -818,6 +820,14 @@ def _arg_names(flow, positional, frame) -> tuple[str, ...]:
     return tuple(n for a in positional[:1] for n in flow.names_of(flow.eval(a, frame)))
 
 
+def _answers(dotted: str) -> bool:
+    """A call whose result is a model's answer (calls.answers; imported here late: calls reads stdlib)."""
+    from promptlint.sources.python.calls import answers
+    from promptlint.sources.python.scope import strip_self
+
+    return answers(strip_self(dotted).split("."))
+
+
 def unknown_call(flow, node, frame, dotted: str) -> Opaque:
     """A call we cannot follow: a known name (`now`, `uuid4`) says what it
     returns, else at import it is fixed per process, else its name decides."""
@@ -851,6 +861,9 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
     known = classify_call(strip_self(dotted))
     if known is not None:
         verdict = _live(flow, frame, known, node)
+    elif _answers(dotted):
+        # `resp = client.chat.completions.create(...)`: whatever it is called, and wherever it goes next
+        verdict = model_answer(short(flow.src(node.func)) + "()")
     elif frame.import_time:
         verdict = Verdict(V.DEPLOY, f"{AT_IMPORT} by {short(flow.src(node))}: fixed until the "
                                     "process restarts")
@@ -860,6 +873,9 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
         verdict = derived_from(flow, node, frame) or \
             Verdict(V.STATIC, f"read from a file by {short(flow.src(node.func))}(): fixed per release (the file "
                               "itself is checked when it is a prompt file)")
+    elif last in _SAME_TEXT and (same := derived_from(flow, node, frame)) is not None:
+        # `(response.text or "").strip()`: the text it cleans says how often it changes, not its object's name
+        verdict = same
     elif (submitted := _submitted(flow, node, frame)) is not None:
         # `os_future.result()` of `executor.submit(desktop.get_windows_version)`: what that function returns
         verdict = _call_verdict(flow, strip_self(submitted))
@@ -945,9 +961,20 @@ def _class_like(node) -> bool:
     return bool(re.match(r"_?[A-Z][a-z0-9]+[A-Z]?\w*$", last)) and not last.isupper()
 
 
+# str methods that give the same text cleaned or recased: what it is computed from, it changes with
+_SAME_TEXT = ("strip", "lstrip", "rstrip", "lower", "upper", "title", "capitalize", "casefold", "removeprefix",
+              "removesuffix")
+
+
 def _plain_reference(node) -> bool:
     """`question`, `self.query`, `state["messages"]`, `messages[-1][CONTENT]`: a name, its
-    attributes and items at constants or names."""
+    attributes and items at constants or names; also one with a literal fallback
+    (`(resp.text or "")`), and the same text cleaned (`text.strip().lower()`)."""
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _SAME_TEXT:
+        node = node.func.value
+    if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.Or) \
+            and isinstance(node.right, (cst.SimpleString, cst.Integer, cst.List, cst.Dict, cst.Name)):
+        node = node.left
     while isinstance(node, (cst.Attribute, cst.Subscript)):
         if isinstance(node, cst.Subscript) and not all(
                 isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.SimpleString, cst.Integer, cst.Name))

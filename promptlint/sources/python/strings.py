@@ -452,6 +452,25 @@ def scan_dollar(text: str) -> list[tuple]:
     return items
 
 
+# Google ADK's session-state placeholders in an agent's instruction: `{name}`, `{user:name}`, `{name?}`
+# (optional); braces around anything else (JSON examples) stay text, as ADK leaves them
+_ADK_STATE = re.compile(r"\{((?:app:|user:|temp:)?[A-Za-z_]\w*)\??\}")
+
+
+def scan_adk_state(text: str) -> list[tuple]:
+    """The state placeholders ADK fills into an instruction at each run."""
+    items: list[tuple] = []
+    i = 0
+    for m in _ADK_STATE.finditer(text):
+        if m.start() > i:
+            items.append(("text", i, m.start(), text[i:m.start()]))
+        items.append(("field", m.start(), m.end(), m.group(1).split(":")[-1], None, None))
+        i = m.end()
+    if i < len(text):
+        items.append(("text", i, len(text), text[i:]))
+    return items
+
+
 def sub_lit(lit: Lit, start: int, end: int, text: str | None = None) -> Lit:
     """The part of `lit` between two indices of its text; `text` replaces
     what it says (`{{` read as `{`): every character points at the source."""
