@@ -62,6 +62,8 @@ from promptlint.sources import jinja
     ("no_tools", V.UNKNOWN), ("invoice_no", V.REQUEST), ("repos_str", V.SESSION),
     # the job a cover letter or a screening is written for
     ("job_title", V.REQUEST), ("job_role", V.REQUEST), ("title", V.UNKNOWN),
+    # a loop's counter: which pass of the run this request is
+    ("iteration", V.REQUEST), ("current_iteration", V.REQUEST), ("attempt", V.REQUEST),
 ])
 def test_names(name, expected):
     assert classify_name(name).volatility is expected, classify_name(name).reason

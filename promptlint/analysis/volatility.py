@@ -211,7 +211,7 @@ NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
           r"(current_|parsed_)?screen(_info|_state|_content|_text|_elements|_description|_parse|_layout)?",
           # a name that says it is the value now
           r"(current|cur|curr|this)_.+",
-          r"(remaining|left|used)_.*", r".*_(remaining|left|count|counter|budget)", r"(current_)?(turn|step)(_.*)?",
+          r"(remaining|left|used)_.*", r".*_(remaining|left|count|counter|budget)", r"(current_)?(turn|step|iteration|attempt)(_.*)?",
           r"weather", r"news",
           # what a learning agent scored on this step
           r"(last_|current_|step_|episode_|total_)?rewards?",

@@ -497,8 +497,11 @@ class _Collector:
             self.local_calls.setdefault(last_name(func), []).append((node, self.stack[-1]))
         self.visit_injection(node)
         target = toollists.fills(node)
-        if target is not None and self.loops:
-            self.tool_lists.append((target, self.loops[-1], None, self.stack[-1]))
+        # each loop around the fill, innermost first: tools appended per module of a folder listing
+        # (`for file in os.listdir(d): ... for tool in module_tools: tools.append(tool)`) follow its order
+        for loop in reversed(self.loops):
+            if target is not None:
+                self.tool_lists.append((target, loop, None, self.stack[-1]))
         if not might_send(node):  # a call we know reads its tools= itself
             for arg in node.args:
                 if toollists.passed(arg) and not any(t[0] == arg.keyword.value and t[3] is self.stack[-1]

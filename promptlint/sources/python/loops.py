@@ -17,7 +17,7 @@ from promptlint.analysis.volatility import Verdict
 from promptlint.ir import Volatility as V
 from promptlint.sources.python.scope import Frame, _names_in
 from promptlint.sources.python.values import (
-    DictV, ListV, LoopV, Opaque, SetV, Spread, StrV, literal_text, short, strongest,
+    ConstV, DictV, ListV, LoopV, Opaque, SetV, Spread, StrV, literal_text, short, strongest,
 )
 
 MAX_UNROLL = 64  # items of a literal list a comprehension or loop is unrolled over
@@ -111,8 +111,12 @@ class Loops:
         comp = node.for_in
         iterable = self.eval(comp.iter, frame)
         known = self.known_items(iterable)
-        simple = not comp.ifs and comp.inner_for_in is None and not isinstance(node, cst.SetComp)
+        # `"\n".join(s for s in sections if s)`: the sections, the empty ones left out
+        drops_empty = len(comp.ifs) == 1 and _drops_empty(comp.ifs[0].test, comp.target)
+        simple = (not comp.ifs or drops_empty) and comp.inner_for_in is None and not isinstance(node, cst.SetComp)
         if known is not None and simple and len(known) <= MAX_UNROLL:
+            if drops_empty:
+                known = [item for item in known if not _empty(item)]
             return ListV([self.eval(node.elt, frame.child(self.bind(comp.target, item))) for item in known], node)
         item = self.item_of(iterable, comp.iter)
         body = self.eval(node.elt, frame.child(self.bind(comp.target, item)))
@@ -139,3 +143,34 @@ class Loops:
             op.fix = fix or {"kind": "sorted_iteration", "span": (s, e)}
         return op
 
+
+def _drops_empty(test, target) -> bool:
+    """`if s`, `if s.strip()`, `if s is not None`, `if len(s)` on the
+    comprehension's own item: a filter that only leaves out empty items."""
+    if not isinstance(target, cst.Name):
+        return False
+    name = target.value
+
+    def is_target(node) -> bool:
+        return isinstance(node, cst.Name) and node.value == name
+
+    if is_target(test):
+        return True
+    if isinstance(test, cst.Call) and len(test.args) <= 1:
+        func = test.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("strip", "rstrip", "lstrip") and not test.args:
+            return is_target(func.value)
+        return isinstance(func, cst.Name) and func.value in ("len", "bool") and len(test.args) == 1 \
+            and is_target(test.args[0].value)
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and is_target(test.left):
+        op = test.comparisons[0]
+        return isinstance(op.operator, cst.IsNot) and isinstance(op.comparator, cst.Name) \
+            and op.comparator.value == "None" or isinstance(op.operator, cst.NotEqual) \
+            and isinstance(op.comparator, cst.SimpleString) and op.comparator.evaluated_value == ""
+    return False
+
+
+def _empty(item) -> bool:
+    """An item known to be empty text or None (what such a filter drops)."""
+    text = literal_text(item) if isinstance(item, StrV) else None
+    return text is not None and not text.strip() or isinstance(item, ConstV) and item.value in (None, "")

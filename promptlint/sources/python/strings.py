@@ -437,15 +437,18 @@ def jinja_bindings(text: str) -> dict[str, tuple[str, ...]]:
 
 def scan_dollar(text: str) -> list[tuple]:
     """string.Template: `$name`, `${name}`, `$$`."""
+    return _scan_matches(text, _DOLLAR, lambda m: ("text", m.start(), m.end(), "$") if m.group("escaped") else
+                         ("field", m.start(), m.end(), m.group("named") or m.group("braced"), None, None))
+
+
+def _scan_matches(text: str, pattern: re.Pattern, item) -> list[tuple]:
+    """The text between the matches of `pattern`, and `item(match)` for each."""
     items: list[tuple] = []
     i = 0
-    for m in _DOLLAR.finditer(text):
+    for m in pattern.finditer(text):
         if m.start() > i:
             items.append(("text", i, m.start(), text[i:m.start()]))
-        if m.group("escaped"):
-            items.append(("text", m.start(), m.end(), "$"))
-        else:
-            items.append(("field", m.start(), m.end(), m.group("named") or m.group("braced"), None, None))
+        items.append(item(m))
         i = m.end()
     if i < len(text):
         items.append(("text", i, len(text), text[i:]))
@@ -459,16 +462,8 @@ _ADK_STATE = re.compile(r"\{((?:app:|user:|temp:)?[A-Za-z_]\w*)\??\}")
 
 def scan_adk_state(text: str) -> list[tuple]:
     """The state placeholders ADK fills into an instruction at each run."""
-    items: list[tuple] = []
-    i = 0
-    for m in _ADK_STATE.finditer(text):
-        if m.start() > i:
-            items.append(("text", i, m.start(), text[i:m.start()]))
-        items.append(("field", m.start(), m.end(), m.group(1).split(":")[-1], None, None))
-        i = m.end()
-    if i < len(text):
-        items.append(("text", i, len(text), text[i:]))
-    return items
+    return _scan_matches(text, _ADK_STATE, lambda m: ("field", m.start(), m.end(), m.group(1).split(":")[-1],
+                                                      None, None))
 
 
 def sub_lit(lit: Lit, start: int, end: int, text: str | None = None) -> Lit:
