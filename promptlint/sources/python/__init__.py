@@ -499,9 +499,8 @@ class _Collector:
         target = toollists.fills(node)
         # each loop around the fill, innermost first: tools appended per module of a folder listing
         # (`for file in os.listdir(d): ... for tool in module_tools: tools.append(tool)`) follow its order
-        for loop in reversed(self.loops):
-            if target is not None:
-                self.tool_lists.append((target, loop, None, self.stack[-1]))
+        if target is not None:
+            self.tool_lists += [(target, loop, None, self.stack[-1]) for loop in reversed(self.loops)]
         if not might_send(node):  # a call we know reads its tools= itself
             for arg in node.args:
                 if toollists.passed(arg) and not any(t[0] == arg.keyword.value and t[3] is self.stack[-1]
