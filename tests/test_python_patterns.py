@@ -515,7 +515,7 @@ EXPECTED = {
     "knowledge/clarify_prompt.py": [("PL001", 6, 1, "error")],
     # a helper of the app's given the system text by a `system_*` keyword (`system_query=`), built by
     # another module's static method that puts the observation time first
-    "kg/atom_extract.py": [("PL001", 13, 55, "error")],
+    "kg/atom_extract.py": [("PL001", 13, 26, "error")],
     "kg/prompts.py": [("PL001", 6, 39, "error")],
     # a benchmark's environment object: `env.research_problem` is the run's task, not a setting
     "bench_agent/research.py": [("PL001", 5, 19, "warning")],
@@ -553,10 +553,10 @@ EXPECTED = {
     # exhibit named from a photo, ahead of the tour's fixed instructions
     "photoguide/museum.py": [("PL001", 5, 88, "error")],
     "photoguide/settings.py": [],
-    # a builder of another module given the user's name: the name enters the prompt at the argument
-    # that passes it (as for a helper of this module), not where the built prompt is put in a message
+    # a builder of another module given the user's name (what the caller passes says so: the student's
+    # first name): the prompt it returns changes per user, reported where this module puts it in
     "pals/persona.py": [("PL001", 3, 57, "warning"), ("PL001", 3, 71, "warning")],
-    "pals/chat.py": [("PL001", 9, 32, "warning")],
+    "pals/chat.py": [("PL001", 10, 47, "warning")],
     # a helper called once per item of a loop over data (`for item in parsed_items: self._plan(item)`):
     # what it puts in the prompt of the item (`item["kind"]`) differs from one request to the next,
     # in the template of the other module it fills too

@@ -618,13 +618,11 @@ class Expressions:
             found = self.repeated[key] = len(calls) > 1
         return found
 
-    def at_argument(self, value, func: FuncV, call: cst.Call, bound: dict, inside: tuple[int, int] | None = None):
+    def at_argument(self, value, func: FuncV, call: cst.Call, bound: dict):
         """`value` with each part that came from an argument (a part written
         in the helper, as volatile as that argument: a less volatile one came
         from elsewhere, module state or a setting) placed at the argument,
-        the most volatile one, in the call. `inside`: where the helper's own
-        parts sit in this file (its body; for a helper of another module, the
-        call its value was moved to)."""
+        the most volatile one, in the call."""
         carried = [(self.verdict(bound[name]).volatility, node) for name, node in _passed(func, call)
                    if name in bound]
         carried = [c for c in carried if c[0] >= Volatility.USER]
@@ -637,7 +635,7 @@ class Expressions:
         for name, node in _passed(func, call):
             if node is not arg and name in bound:
                 _collect_parts(bound[name], others)
-        inside = inside or self.span(func.node)
+        inside = self.span(func.node)
         span = self.file_span(*self.span(arg))
         label = short(self.src(arg))
 

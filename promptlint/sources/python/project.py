@@ -202,9 +202,7 @@ class Project:
         moved = relocate(value, foreign, flow, call)
         if isinstance(moved, Opaque) and moved.qual is None:
             return relabel(moved, short(flow.src(call)), call)
-        # `get_system_prompt(user_name)`: the user's name enters the prompt at the argument that passes it
-        start = flow.span(call)[0]
-        return flow.at_argument(moved, func.func, call, bound, inside=(start, start + 1))
+        return moved
 
     # ------------------------------------------------------------ parsing
 
