@@ -93,9 +93,17 @@ FILTERS: dict[str, Verdict] = {
 SORTING_FILTERS = frozenset({"sort", "dictsort"})
 
 
+# What a verdict's reason says when only a name decided it (no value was seen).
+BY_NAME = "the name suggests"
+
+
+def by_name_only(reason: str | None) -> bool:
+    return BY_NAME in (reason or "")
+
+
 def _rule(volatility: Volatility, what: str, *patterns: str) -> tuple[re.Pattern, Verdict]:
     regex = re.compile(r"^(?:" + "|".join(patterns) + r")$")
-    return regex, Verdict(volatility, f"the name suggests {what}")
+    return regex, Verdict(volatility, f"{BY_NAME} {what}")
 
 
 # Checked in order against the lower-cased snake_case name; first match wins.
@@ -104,13 +112,13 @@ def _rule(volatility: Volatility, what: str, *patterns: str) -> tuple[re.Pattern
 # nothing and the input stays UNKNOWN.
 _SETTINGS_NAME = re.compile(r"^(?!(?:user|request|req|session|customer|tenant|account|client|member|player)_)"
                             r"(.+_)?(settings|config|configuration|configs|cfg|options|opts|params|parameters|prefs)$")
-SETTINGS = Verdict(V.UNKNOWN, "the name suggests settings: no evidence of how often they change")
+SETTINGS = Verdict(V.UNKNOWN, f"{BY_NAME} settings: no evidence of how often they change")
 NAME_RULES: list[tuple[re.Pattern, Verdict]] = [
     # switches the caller sets (`show_examples`, `use_tools`) say nothing about
     # how often they change; the text they guard is as stable as the rest
     (re.compile(r"^(show|include|use|enable|disable|with|hide|skip|add|has|is|allow|can|should)_.+$"
                 r"|^(.+_)?(no|without)_[a-z].*$"),  # `grounded_no_context`, `no_tools`: a switch too
-     Verdict(V.UNKNOWN, "the name suggests a switch the caller sets: no evidence of how often it changes")),
+     Verdict(V.UNKNOWN, f"{BY_NAME} a switch the caller sets: no evidence of how often it changes")),
     # settings named for what they configure (`query_settings`, `answer_config`) are settings, not
     # the query or the answer: how often they change is the deployment's to say
     (_SETTINGS_NAME, SETTINGS),

@@ -52,9 +52,7 @@ def apply(flow, label: str, sections, node) -> None:
     """Give the fields of the prompt `label` of this module (a constant, a
     class attribute, a builder without parameters), defined at `node`, that
     have no evidence the volatility of what the tree's fill sites pass."""
-    fields = {}
-    for section in sections:
-        _unknown_fields(section.parts, fields)
+    fields = _fields_of(sections)
     if not fields:
         return
     found = _evidence(flow, label, set(fields), node)
@@ -68,6 +66,14 @@ def _give(fields: dict, found: dict) -> None:
         for slot in fields[name]:
             slot.volatility = verdict.volatility
             slot.reason = f"filled at {where}: {verdict.reason}"
+
+
+def _fields_of(sections) -> dict:
+    """{field name: [slot]} of the sections' fields that have no evidence."""
+    fields: dict = {}
+    for section in sections:
+        _unknown_fields(section.parts, fields)
+    return fields
 
 
 def _unknown_fields(parts, out: dict) -> None:
@@ -103,9 +109,7 @@ def apply_answers(flow, sections) -> None:
     """Give the fields of an agent's instruction (`LlmAgent(instruction=...)`)
     that have no evidence the answer an agent of the tree keeps under that
     key (`_answers_kept`)."""
-    fields: dict = {}
-    for section in sections:
-        _unknown_fields(section.parts, fields)
+    fields = _fields_of(sections)
     _give(fields, _answers_kept(flow, set(fields)))
 
 

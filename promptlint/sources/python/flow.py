@@ -52,7 +52,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from promptlint.analysis.volatility import Verdict, per_item
+from promptlint.analysis.volatility import Verdict, by_name_only, per_item
 from promptlint.ir import Slot, SlotKind, SourceFile, Span, Volatility
 from promptlint.sources.base import SourceContext
 from promptlint.sources.python.exprs import MAX_DEPTH, Expressions
@@ -692,7 +692,7 @@ class Flow(Loops, Expressions, ToIR):
             if orders[-1] is not None:
                 continue  # a set: its order is carried as such, its items say nothing here
             verdict = flow.verdict(value)
-            if "the name suggests" in verdict.reason and not self.ctx.variables.resolve(
+            if by_name_only(verdict.reason) and not self.ctx.variables.resolve(
                     short(flow.src(arg))).volatility.evidenced:
                 continue  # only another name, further up the chain, says so (`invocation_context.agent`)
             if verdict.volatility.evidenced:
@@ -845,7 +845,7 @@ class Flow(Loops, Expressions, ToIR):
         item already per request by its name alone (`for item in parsed_data`)
         gets the loop's evidence, which a caller's reading accepts."""
         if not isinstance(value, Opaque) or value.verdict.volatility >= V.REQUEST \
-                and "the name suggests" not in value.verdict.reason \
+                and not by_name_only(value.verdict.reason) \
                 or self.known_items(iterable) is not None or isinstance(iterable, (SetV, DictV)):
             return value
         body_start, end = self.span(b.node.body)

@@ -731,7 +731,9 @@ def opaque_method(flow, base: Opaque, attr: str, node, frame, positional):
 
 
 _FILLS = ("format", "format_map", "replace", "substitute", "safe_substitute", "render")
-_KEEPS_TEXT = ("strip", "lstrip", "rstrip", "lower", "upper", "capitalize", "casefold", "expandtabs")
+# str methods that give the same text trimmed or recased: what changes in it changes in the result
+_KEEPS_TEXT = ("strip", "lstrip", "rstrip", "lower", "upper", "title", "capitalize", "casefold", "expandtabs",
+               "removeprefix", "removesuffix")
 
 
 def _filled_unknown(flow, base: Opaque, attr: str, node: cst.Call, frame, positional):
@@ -873,7 +875,7 @@ def unknown_call(flow, node, frame, dotted: str) -> Opaque:
         verdict = derived_from(flow, node, frame) or \
             Verdict(V.STATIC, f"read from a file by {short(flow.src(node.func))}(): fixed per release (the file "
                               "itself is checked when it is a prompt file)")
-    elif last in _SAME_TEXT and (same := derived_from(flow, node, frame)) is not None:
+    elif last in _KEEPS_TEXT and (same := derived_from(flow, node, frame)) is not None:
         # `(response.text or "").strip()`: the text it cleans says how often it changes, not its object's name
         verdict = same
     elif (submitted := _submitted(flow, node, frame)) is not None:
@@ -961,16 +963,11 @@ def _class_like(node) -> bool:
     return bool(re.match(r"_?[A-Z][a-z0-9]+[A-Z]?\w*$", last)) and not last.isupper()
 
 
-# str methods that give the same text cleaned or recased: what it is computed from, it changes with
-_SAME_TEXT = ("strip", "lstrip", "rstrip", "lower", "upper", "title", "capitalize", "casefold", "removeprefix",
-              "removesuffix")
-
-
 def _plain_reference(node) -> bool:
     """`question`, `self.query`, `state["messages"]`, `messages[-1][CONTENT]`: a name, its
     attributes and items at constants or names; also one with a literal fallback
     (`(resp.text or "")`), and the same text cleaned (`text.strip().lower()`)."""
-    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _SAME_TEXT:
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _KEEPS_TEXT:
         node = node.func.value
     if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.Or) \
             and isinstance(node.right, (cst.SimpleString, cst.Integer, cst.List, cst.Dict, cst.Name)):

@@ -28,7 +28,7 @@ from typing import Any
 import libcst as cst
 
 from promptlint.analysis.conversation import names_history
-from promptlint.analysis.volatility import Verdict, no_evidence
+from promptlint.analysis.volatility import Verdict, by_name_only, no_evidence
 from promptlint.ir import Slot, SlotKind, Volatility
 
 V = Volatility
@@ -123,7 +123,7 @@ def as_conversation(ctx, name: str, verdict: Verdict) -> Verdict | None:
     which splices it after its system message, is told by its own name: a
     per-session history. None when the names do not disagree so."""
     own = ctx.variables.resolve(name)
-    if verdict.volatility is V.REQUEST and "the name suggests" in verdict.reason \
+    if verdict.volatility is V.REQUEST and by_name_only(verdict.reason) \
             and own.volatility is V.SESSION and names_history((name,)):
         return Verdict(own.volatility, f"passed as {name}: {own.reason}")
     return None
