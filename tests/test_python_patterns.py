@@ -860,6 +860,21 @@ def test_fill_sites_past_the_limit_are_not_read_and_the_note_says_so(tmp_path, m
     assert "prompts.py:1:18: ORDER_TEMPLATE: fill sites past 1 importing modules not read" in result.stderr
 
 
+
+def test_a_module_that_does_not_import_the_template_is_not_read_for_fill_sites(tmp_path, monkeypatch):
+    # another module that writes the same name (its own ORDER_TEMPLATE) and fills it, without an
+    # import of prompts.py, cannot be a fill site: it is not parsed (the search once parsed every
+    # module using the name, a whole repository's on a common one), so its syntax error says nothing
+    monkeypatch.setenv("PROMPTLINT_NO_CACHE", "1")
+    rules = "Answer in two sentences, quote the ticket, never guess a cause, and name the product. " * 4
+    (tmp_path / "prompts.py").write_text(f'ORDER_TEMPLATE = """Order: {{order}}\n\n{rules}"""\n')
+    (tmp_path / "other.py").write_text('ORDER_TEMPLATE = "x {order}"\n\n\ndef relay(m):\n'
+                                       "    return ORDER_TEMPLATE.format(order=m)\n\n\ndef broken(:\n")
+    (tmp_path / "relay.py").write_text("from prompts import ORDER_TEMPLATE\n\n\ndef relay(user_message):\n"
+                                       "    return ORDER_TEMPLATE.format(order=user_message)\n")
+    result = invoke(tmp_path, "check", "-v", "prompts.py")
+    assert "prompts.py:1:28: PL001 {order} changes per request" in result.stdout
+    assert "other.py" not in result.output
 def test_a_list_extended_in_a_loop_by_a_helper_that_reads_it_is_read_once(tmp_path):
     # `parts.extend(await more(parts))` in a loop: reading `parts` inside its own growth once
     # recursed without end ("nests too deeply"); the list is read as it was before the loop

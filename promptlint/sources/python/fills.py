@@ -169,9 +169,12 @@ def _sites(flow, label: str, node, calls: bool):
         stem = here.parent.name if here.stem == "__init__" else here.stem
         candidates = list(dict.fromkeys([*candidates, *tree.get(stem, [])]))
     called = re.compile(rf"\b{re.escape(parts[-1])}\s*\(") if calls else None
+    importing = _import_words(here, parts)
     for path in candidates:
         if path == here or called is not None and not _mentions(path, called):
             continue  # (a module that imports this one but never calls the function is not parsed)
+        if not importing & _imported_words(ctx, path):
+            continue  # its imports cannot name this module (_receivers would find none): not parsed
         if read >= MAX_FILL_MODULES:
             ctx.note(flow.file, flow.file_span(*flow.span(node)),
                      f"{label}: {what} past {MAX_FILL_MODULES} importing modules not read")
@@ -185,6 +188,30 @@ def _sites(flow, label: str, node, calls: bool):
         read += 1
         for call, scope in _format_calls(foreign, receivers, calls):
             yield foreign, call, scope
+
+
+def _import_words(module: Path, parts: list[str]) -> set[str]:
+    """The words one of a module's import lines must hold to import `parts`
+    of `module` (what _receivers resolves): the module's own name (`from
+    .prompts import ORDER`, `import app.prompts`, `from app import prompts`),
+    a package's folder name, and for a package's `__init__` the first name
+    itself (`from . import ORDER`)."""
+    if module.stem == "__init__":
+        return {module.parent.name, parts[0]}
+    return {module.stem}
+
+
+def _imported_words(ctx, path: Path) -> frozenset:
+    """The words of the import lines of the module at `path`, read once per run."""
+    memo = ctx.shared.setdefault("python.import_words", {})
+    words = memo.get(path)
+    if words is None:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+        words = memo[path] = frozenset(w for line in _IMPORT_LINE.findall(text) for w in _NAME.findall(line))
+    return words
 
 
 def _mentions(path: Path, pattern: re.Pattern) -> bool:
