@@ -48,11 +48,22 @@ _LEXICAL = (cst.BaseParenthesizableWhitespace, cst.Newline, cst.EmptyLine, cst.T
             cst.Asynchronous, cst.ParamSlash, cst.ParamStar)
 
 
+def _walked(cls) -> bool:
+    """Whether nodes of this class are walked into: a CST node that is not
+    lexical (isinstance against libcst's abstract bases is slow: memoised by class)."""
+    found = _WALKED.get(cls)
+    if found is None:
+        found = _WALKED[cls] = issubclass(cls, cst.CSTNode) and not issubclass(cls, _LEXICAL)
+    return found
+
+
+_WALKED: dict[type, bool] = {}
+
+
 def walk(module: cst.Module, enter, leave=None) -> None:
     """Visit the nodes of the module's statements that can hold code (not
     whitespace, comments or punctuation), in source order."""
-    node_type = cst.CSTNode
-    lexical = _LEXICAL
+    walked = _WALKED
     _LEAVE = object()
     for top in module.body:
         todo = [top]
@@ -69,11 +80,11 @@ def walk(module: cst.Module, enter, leave=None) -> None:
             children = []
             for name in _fields(type(node)):
                 value = getattr(node, name)
-                if isinstance(value, node_type):
-                    if not isinstance(value, lexical):
-                        children.append(value)
-                elif isinstance(value, (list, tuple)):
-                    children.extend(v for v in value if isinstance(v, node_type) and not isinstance(v, lexical))
+                cls = type(value)
+                if cls is list or cls is tuple:
+                    children.extend(v for v in value if walked.get(type(v)) or _walked(type(v)))
+                elif walked.get(cls) or _walked(cls):
+                    children.append(value)
             todo.extend(reversed(children))
 
 
