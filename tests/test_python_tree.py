@@ -1,6 +1,7 @@
 """The Python reader's own walk over libcst trees (tree.walk): the nodes
 libcst's visitor would visit, in the same order, at a fraction of its cost;
-and `returns`, which walks statements only."""
+the character offsets of every node (tree.positions), the positions of
+libcst's PositionProvider; and `returns`, which walks statements only."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import libcst as cst
 import pytest
 
 from promptlint.sources.python.scope import returns
-from promptlint.sources.python.tree import _LEXICAL, walk
+from promptlint.sources.python.tree import _LEXICAL, positions, walk
 
 ROOT = Path(__file__).resolve().parent.parent
 TRICKY = '''\
@@ -50,6 +51,7 @@ class _Order(cst.CSTVisitor):
 
 def _sources():
     yield "tricky", TRICKY
+    yield "tricky", "# CRLF and CR line ends\r\nimport os\rx = 1 ; y = f(\\\n  2)\r\nz = 'a' \\\r  'b'\n"
     for path in sorted((ROOT / "fixtures").rglob("*.py")) + sorted((ROOT / "tests" / "data").rglob("*.py")):
         yield str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")
 
@@ -104,3 +106,24 @@ def test_returns_are_the_functions_own_in_source_order():
     module = cst.parse_module(TRICKY)
     run = module.body[0].body.body[2]
     assert [type(r.value).__name__ for r in returns(run)] == ["Name", "BinaryOperation"]
+
+
+@pytest.mark.parametrize("name,text", list(_sources()), ids=lambda v: v if "/" in str(v) or v == "tricky" else "")
+def test_positions_are_libcst_positions_as_offsets(name, text):
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError:
+        pytest.skip("not Python libcst parses")
+    ours = positions(module)
+    theirs = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n" or ch == "\r" and text[i + 1:i + 2] != "\n"]
+
+    def offset(pos):
+        return starts[pos.line - 1] + pos.column
+
+    assert set(map(id, ours)) == set(map(id, theirs))
+    assert all(ours[node] == (offset(rng.start), offset(rng.end)) for node, rng in theirs.items())
+    for statement in module.body[-1:]:
+        assert text[slice(*ours[statement])].strip() in module.code_for_node(statement)  # (it owns comments before)

@@ -99,9 +99,6 @@ class OverBudget(Exception):
         self.flow = flow
 
 
-_LINE_END = re.compile(r"\r\n|\r|\n")
-
-
 def _counts(b: Binding) -> bool:
     """`n += 1`: an augmented assignment of an integer literal."""
     return b.kind == "aug" and isinstance(b.node, cst.AugAssign) and isinstance(b.node.value, cst.Integer) \
@@ -144,7 +141,6 @@ class Flow(Loops, Expressions, ToIR):
         self.file = file
         self.ctx = ctx
         self.positions = positions
-        self._starts = [0] + [m.end() for m in _LINE_END.finditer(file.text)]
         self.index = Index(module, self.span)
         # a Streamlit script runs from the top on every interaction: its module level is per request
         self.import_frame = Frame(self.index.module, import_time=not RERUN_PER_REQUEST.search(file.text))
@@ -183,13 +179,8 @@ class Flow(Loops, Expressions, ToIR):
 
     # ------------------------------------------------------------ positions
 
-    def offset(self, pos) -> int:
-        line = max(1, min(pos.line, len(self._starts)))
-        return self._starts[line - 1] + pos.column
-
     def span(self, node) -> tuple[int, int]:
-        rng = self.positions[node]
-        return self.offset(rng.start), self.offset(rng.end)
+        return self.positions[node]
 
     def src(self, node) -> str:
         start, end = self.span(node)

@@ -10,9 +10,10 @@ and `leave(node)` after them.
 from __future__ import annotations
 
 import dataclasses
+from contextlib import contextmanager
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst._nodes.internal import CodegenState
 
 # Fields in the order their code is written, where a node's dataclass
 # declares them in another order (the rest follow in declaration order).
@@ -88,11 +89,57 @@ def walk(module: cst.Module, enter, leave=None) -> None:
             todo.extend(reversed(children))
 
 
+class _OffsetState(CodegenState):
+    """libcst's code generation, counting characters instead of keeping
+    text: each node's (start, end) offsets as libcst's PositionProvider
+    computes its line and column (syntactic positions, which leave out the
+    whitespace a node owns), without the metadata wrapper's visit of the
+    whole tree, a CodeRange per node or a newline search per token."""
+
+    def __init__(self, module: cst.Module):
+        super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
+        self.spans: dict = {}
+        self.offset = 0
+        self._starts: list[int] = []
+
+    def add_indent_tokens(self) -> None:
+        for token in self.indent_tokens:
+            self.offset += len(token)
+        self.tokens.extend(self.indent_tokens)
+
+    def add_token(self, value: str) -> None:
+        self.offset += len(value)
+        self.tokens.append(value)
+
+    def before_codegen(self, node) -> None:
+        self._starts.append(self.offset)
+
+    def after_codegen(self, node) -> None:
+        start = self._starts.pop()
+        if node not in self.spans:  # a syntactic position recorded inside wins
+            self.spans[node] = (start, self.offset)
+
+    @contextmanager
+    def record_syntactic_position(self, node, *, start_node=None, end_node=None):
+        start = self.offset
+        try:
+            yield
+        finally:
+            spans = self.spans
+            self.spans[node] = (spans[start_node][0] if start_node is not None else start,
+                                spans[end_node][1] if end_node is not None else self.offset)
+
+
 def positions(module: cst.Module) -> dict:
-    """node -> CodeRange for every node of the module (libcst's PositionProvider)."""
+    """node -> (start, end) character offsets in the module's text, for
+    every node (the syntactic positions of libcst's PositionProvider)."""
+    state = _OffsetState(module)
     try:
-        return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        module._codegen(state)
+    except RecursionError:
+        raise
     except KeyError as exc:  # libcst reports a recursion overflow in its position pass this way
         if isinstance(exc.__context__, RecursionError):
             raise RecursionError from None
         raise
+    return state.spans
