@@ -706,26 +706,31 @@ class Flow(Loops, Expressions, ToIR):
             stack = [self.index.module]
             loops: list[list] = [[]]  # loops open in the current function: their item names (None: a while)
 
+            # (by exact class: isinstance against libcst's node classes goes through the ABC machinery,
+            # and this runs for every node of the module)
             def enter(node):
-                if isinstance(node, cst.FunctionDef):
+                kind = type(node)
+                if kind is cst.Call:
+                    if None not in loops[-1]:
+                        func = node.func
+                        if type(func) is cst.Name or type(func) is cst.Attribute \
+                                and type(func.value) is cst.Name and func.value.value in ("self", "cls"):
+                            items = frozenset().union(*loops[-1]) if loops[-1] else None
+                            self._calls.setdefault(last_name(func), []).append((node, stack[-1], items))
+                elif kind is cst.FunctionDef:
                     stack.append(self.index.scopes.get(id(node)) or stack[-1])
                     loops.append([])
-                elif isinstance(node, cst.For):
+                elif kind is cst.For:
                     loops[-1].append(frozenset(n.value for n in _names_in(node.target)))
-                elif isinstance(node, cst.While):
+                elif kind is cst.While:
                     loops[-1].append(None)
-                elif isinstance(node, cst.Call) and None not in loops[-1]:
-                    func = node.func
-                    if isinstance(func, cst.Name) or isinstance(func, cst.Attribute) \
-                            and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
-                        items = frozenset().union(*loops[-1]) if loops[-1] else None
-                        self._calls.setdefault(last_name(func), []).append((node, stack[-1], items))
 
             def leave(node):
-                if isinstance(node, cst.FunctionDef):
+                kind = type(node)
+                if kind is cst.FunctionDef:
                     stack.pop()
                     loops.pop()
-                elif isinstance(node, (cst.For, cst.While)):
+                elif kind is cst.For or kind is cst.While:
                     loops[-1].pop()
 
             walk(self.index.module.node, enter, leave)

@@ -69,20 +69,27 @@ class Project:
         self._files: dict[tuple[Path, str], Path | None] = {}
         self._flows: OrderedDict[Path, object] = OrderedDict()
         self._active: list[Path] = []
-        self._read_for: dict[Path, set[Path]] = {}  # importing file -> modules read for its values
+        self._read_for: dict[Path, set[Path]] = {}  # importing file (resolved) -> modules read for its values
+        self._real: dict[Path, Path] = {}  # path -> path.resolve(), once per run
 
     def depended_on(self, paths) -> set[Path]:
         """The modules the files at `paths` read values from, and those
         modules' own, all the way down (a value read once is kept for the
         run, so a later file that uses it does not read its sources again)."""
-        by_file = {p.resolve(): mods for p, mods in self._read_for.items()}
-        out, todo = set(), [Path(p).resolve() for p in paths]
+        out, todo = set(), [self.real(Path(p)) for p in paths]
         while todo:
-            for module in by_file.get(todo.pop(), ()):
+            for module in self._read_for.get(todo.pop(), ()):
                 if module not in out:
                     out.add(module)
                     todo.append(module)
         return out
+
+    def real(self, path: Path) -> Path:
+        """`path.resolve()`, asked of the file system once per path and run."""
+        found = self._real.get(path)
+        if found is None:
+            found = self._real[path] = path.resolve()
+        return found
 
     # ------------------------------------------------------------ lookup
 
@@ -209,8 +216,8 @@ class Project:
     def flow(self, path: Path, where):
         """The flow of the module at `path`, parsed once per run."""
         importer, node = where
-        key = path.resolve()
-        used = self._read_for.setdefault(importer.file.path, set())
+        key = self.real(path)
+        used = self._read_for.setdefault(self.real(importer.file.path), set())
         if key not in used and len(used) >= MAX_MODULES:
             self.ctx.note(importer.file, importer.file_span(*importer.span(node)),
                           f"{self.ctx.display_path(path)}: not read for its values ({MAX_MODULES} other modules "
