@@ -291,8 +291,47 @@ def test_a_corrupted_decoded_cache_is_ignored_and_rewritten(fresh_cache):
     decoded.write_bytes(bytes(raw))
     assert _tiktoken._load_decoded("cl100k_base") is None
     get_tokenizer.cache_clear()
-    assert get_tokenizer("tiktoken:cl100k_base").encode("hello world") == [15339, 1917]
+    tok = get_tokenizer("tiktoken:cl100k_base")
+    assert tok.encode("hello world") == [15339, 1917]  # (the rank table: no decoded ranks needed)
+    assert tok.decode([15339, 1917]) == "hello world"  # tiktoken's encoder: the decoded ranks
     assert _tiktoken._load_decoded("cl100k_base") is not None  # written again from the rank file
+
+
+def test_the_rank_table_is_cached_and_a_corrupted_one_is_rebuilt(fresh_cache, monkeypatch):
+    """A short run encodes from the cached rank table: the decoded ranks are
+    not loaded at all; a damaged table fails its sha256 and is built again."""
+    monkeypatch.setattr(_tiktoken, "_fallback_cache_dir", lambda: fresh_cache.parent / "fallback")
+    get_tokenizer("tiktoken:o200k_base").encode("warm")
+    table = fresh_cache / f"o200k_base-{_tiktoken.ENCODINGS['o200k_base'][:16]}.table"
+    assert table.is_file()
+    get_tokenizer.cache_clear()
+
+    def no_params(name):
+        raise AssertionError("the rank table should be enough")
+
+    real = _tiktoken.load_params
+    monkeypatch.setattr(_tiktoken, "load_params", no_params)
+    assert get_tokenizer("tiktoken:o200k_base").encode("Hello, world!") == [13225, 11, 2375, 0]
+    monkeypatch.setattr(_tiktoken, "load_params", real)
+    raw = bytearray(table.read_bytes())
+    raw[-3] ^= 0xFF
+    table.write_bytes(bytes(raw))
+    assert _tiktoken._load_table("o200k_base") is None
+    get_tokenizer.cache_clear()
+    assert get_tokenizer("tiktoken:o200k_base").encode("Hello, world!") == [13225, 11, 2375, 0]
+    assert _tiktoken._load_table("o200k_base") is not None
+
+
+@settings(max_examples=200, deadline=None)
+@given(keys=st.lists(st.binary(min_size=1, max_size=40), unique=True, max_size=300),
+       other=st.lists(st.binary(min_size=0, max_size=40), max_size=50))
+def test_the_rank_table_answers_as_the_dict_it_was_built_from(keys, other):
+    ranks = {k: i * 7 for i, k in enumerate(keys)}
+    payload, slots = _tiktoken.RankTable.build(ranks)
+    table = _tiktoken.RankTable(payload, slots)
+    assert all(table[k] == r and table.get(k) == r for k, r in ranks.items())
+    for k in other:
+        assert table.get(k, -1) == ranks.get(k, -1)
 
 
 def test_a_text_is_encoded_once_and_each_caller_gets_its_own_list(monkeypatch):

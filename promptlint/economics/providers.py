@@ -14,7 +14,6 @@ import functools
 import re
 import tomllib
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +83,8 @@ def table_bytes() -> bytes:
     plain = Path(__file__).resolve().parent.parent / "data" / "providers.toml"
     if plain.is_file():
         return plain.read_bytes()
+    from importlib import resources
+
     return resources.files("promptlint").joinpath("data/providers.toml").read_bytes()
 
 

@@ -15,13 +15,9 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from ruamel.yaml import YAML
-
-from promptlint.sources.base import check_alias_expansion
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
-
 from promptlint.analysis.volatility import Verdict, VariableTable
 from promptlint.ir import SourceError, SourceFile, Variable, Volatility
+from promptlint.sources.base import check_alias_expansion
 
 _OPEN = re.compile(r"---[ \t]*(\r\n|\n)")
 _HEADER = re.compile(r"(?:(?:#[^\n]*|[ \t\r]*)\n)*")
@@ -70,6 +66,9 @@ def split_front_matter(file: SourceFile, *, allow_header: bool = False,
 
 def load_yaml(file: SourceFile, start: int, end: int, what: str = "front matter") -> dict:
     """Load file.text[start:end] as a YAML mapping; errors name the file line."""
+    from ruamel.yaml import YAML  # (only where a file has front matter: a one-file run without it skips the import)
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
     # Blank everything before `start` except line breaks so marks are file positions.
     prefix = re.sub(r"[^\r\n]", " ", file.text[:start])
     stream = prefix + file.text[start:end]
