@@ -11,7 +11,7 @@ import libcst as cst
 import pytest
 
 from promptlint.sources.python.scope import returns
-from promptlint.sources.python.tree import _LEXICAL, positions, walk
+from promptlint.sources.python.tree import _LEXICAL, nodes, positions, walk
 
 ROOT = Path(__file__).resolve().parent.parent
 TRICKY = '''\
@@ -72,6 +72,8 @@ def test_walk_visits_what_libcst_visits_in_its_order(name, text):
     assert [type(n).__name__ for n in entered] == [type(n).__name__ for n in expected]
     assert all(a is b for a, b in zip(entered, expected)) and len(entered) == len(expected)
     assert sorted(map(id, left)) == sorted(map(id, entered))  # every node left once, after its children
+    below = list(nodes(module))  # the same nodes from any root (here the module, yielded first)
+    assert below[0] is module and len(below) == len(entered) + 1 and all(a is b for a, b in zip(below[1:], entered))
 
 
 def _parents(module, node):

@@ -328,6 +328,9 @@ def classify_call(func: str) -> Verdict | None:
     return CALLS.get(last)
 
 
+_ROOT_END = re.compile(r"[.\[]")  # where a dotted or indexed name's root ends
+
+
 class VariableTable:
     """Resolves an input name to a verdict: config override, then declared
     variable (front matter), then the name. Also holds known sample values."""
@@ -351,7 +354,7 @@ class VariableTable:
 
     @staticmethod
     def _keys(name: str) -> tuple[str, str]:
-        return name, re.split(r"[.\[]", name, maxsplit=1)[0]
+        return name, _ROOT_END.split(name, maxsplit=1)[0]
 
     def configured(self, name: str) -> bool:
         """Whether the config or the file declares this name (or its root)."""

@@ -28,6 +28,7 @@ import libcst as cst
 from promptlint.analysis.conversation import names_history
 from promptlint.analysis.volatility import AT_IMPORT, Verdict, from_command_line, read_at_import, sent_per_item
 from promptlint.ir import Volatility as V
+from promptlint.sources.python.tree import nodes
 
 INF = float("inf")
 
@@ -548,15 +549,12 @@ class Index:
 def _self_calls(methods) -> set[str]:
     """The names of the methods these methods call on `self`."""
     out: set[str] = set()
-
-    class Calls(cst.CSTVisitor):
-        def visit_Call(self, node):
-            func = node.func
-            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
-                out.add(func.attr.value)
-
     for method in methods:
-        method.visit(Calls())
+        for node in nodes(method):
+            if type(node) is cst.Call:
+                func = node.func
+                if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
+                    out.add(func.attr.value)
     return out
 
 
