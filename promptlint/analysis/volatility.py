@@ -61,6 +61,26 @@ def read_at_import(reason: str | None) -> bool:
     return AT_IMPORT in (reason or "")
 
 
+def read_from_clock_or_chance(reason: str | None) -> bool:
+    """Whether a verdict comes from reading the clock or a random source
+    (CALLS: now(), time(), uuid4(), random ...), not from a name or an input."""
+    return any(v.reason in (reason or "") for k, v in CALLS.items() if v.volatility > V.SESSION)
+
+
+def at_construction(verdict: Verdict) -> Verdict:
+    """A clock or random value read in `__init__` and kept on the object
+    (`self.system_prompt = f"... {datetime.now()}"`): read once when the
+    object is made, the same for every request it serves (a conversation
+    object's whole session, a long-lived agent's whole process)."""
+    if verdict.volatility > V.SESSION and read_from_clock_or_chance(verdict.reason) \
+            and CONSTRUCTED not in verdict.reason:
+        return Verdict(V.SESSION, f"{CONSTRUCTED}: {verdict.reason}; it stays for the object's requests")
+    return verdict
+
+
+CONSTRUCTED = "read once when the object is made (__init__)"
+
+
 def from_command_line(reason: str | None) -> bool:
     return COMMAND_LINE.reason in (reason or "")
 

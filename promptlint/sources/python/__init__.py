@@ -110,7 +110,7 @@ MAX_STARRED = 200  # UPPER_CASE names looked up through `import *` per module
 _PROMPT_LEADING = re.compile(r"^(?:prompt|template|instructions?)_\w+$", re.I)
 # build_system_prompt, get_instructions, make_messages, get_system_message (not test_* functions)
 _PROMPT_FUNCTION = re.compile(r"^(?!test_)\w*?(?:^|_)(?:prompt|instructions|system_message|messages)$"
-                              r"|^(?!test_)_?(?:build|make|get|create|render|format|compose|generate)_\w*(?:prompt|"
+                              r"|^(?!test_)_?(?:build|make|get|create|render|format|compose|generate|load)_\w*(?:prompt|"
                               r"instructions?|system_message|system|context|messages?)(?:_\w+)?$", re.I)
 # An unnamed function counts when the text it returns reads as instructions to a model.
 BUILDER_DIRECTIVES = 3

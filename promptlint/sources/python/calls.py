@@ -32,6 +32,7 @@ from promptlint.analysis.volatility import Verdict
 from promptlint.ir import Breakpoint, Part, Section, Slot, SlotKind, SourceError, Volatility
 from promptlint.sources.placeholders import BARE_DOLLAR_FIELD, detect_style, fallback_style, parse_template_string
 from promptlint.sources.python import lcel
+from promptlint.sources.python.scope import last_name
 from promptlint.sources.python.stdlib import LC_TEMPLATES, lc_template_method, role_in_words, template_format
 from promptlint.sources.python.strings import Lit, merge
 from promptlint.sources.python.values import (
@@ -442,7 +443,7 @@ def might_send(call: cst.Call) -> bool:
         return True
     if last == "from_template" and len(chain) >= 2 and chain[-2].endswith("PromptTemplate"):
         return True
-    if _agent_run(chain, keywords, call) or _agent_definition(last, keywords) \
+    if _agent_run(chain, keywords, call) or _agent_definition(last, keywords) or _super_init(call, keywords) \
             or last.endswith(_AGNO_OWNERS) and keywords & set(_AGNO_DATETIME):
         return True
     if last in _SETS_SYSTEM and len(call.args) == 1 and call.args[0].keyword is None:
@@ -601,9 +602,10 @@ def site(flow, call: cst.Call, frame):
         # agno's Agent(add_datetime_to_context=True): the system message agno writes, the time in it
         sections.append(build.system(_agno_system(flow, keywords, ev, call), call))
         kind = "agent"
-    elif _agent_definition(last, set(keywords)):
+    elif _agent_definition(last, set(keywords)) or _super_init(call, keywords) and _of_an_agent(frame):
         # Agent(instructions=...) of the OpenAI Agents SDK, pydantic-ai, smolagents, agno; ADK's
-        # Agent(global_instruction=..., instruction=...)
+        # Agent(global_instruction=..., instruction=...); an agent class's own
+        # `super().__init__(instructions=...)` (LiveKit's way to define an agent)
         for key in _AGENT_TEXT:
             if key in keywords:
                 text = returned_text(flow, ev(keywords[key]))
@@ -925,6 +927,25 @@ def _agno_system(flow, keywords: dict, ev, call) -> StrV:
 
 def _agent_definition(last: str, keywords) -> bool:
     return last.endswith("Agent") and bool(set(keywords) & set(_AGENT_TEXT))
+
+
+def _super_init(call: cst.Call, keywords) -> bool:
+    """`super().__init__(instructions=...)`: syntax only."""
+    func = call.func
+    return isinstance(func, cst.Attribute) and func.attr.value == "__init__" and isinstance(func.value, cst.Call) \
+        and isinstance(func.value.func, cst.Name) and func.value.func.value == "super" \
+        and bool(set(keywords) & set(_AGENT_TEXT))
+
+
+def _of_an_agent(frame) -> bool:
+    """Whether the method being read belongs to a class with an agent base
+    (`class Assistant(Agent)`, `class Helper(BaseAgent)`)."""
+    scope = frame.scope
+    while scope is not None and scope.cls is None:
+        scope = scope.parent
+    if scope is None:
+        return False
+    return any((last_name(base.value) or "").endswith("Agent") for base in scope.cls.node.bases)
 
 
 def _agent_run(chain: list[str], keywords, call: cst.Call) -> bool:

@@ -595,7 +595,7 @@ class Expressions:
             return None
         bound = self.arguments(func, scope, call, frame)
         parent = frame if frame.scope is scope.parent and not scope.parent.is_module else None
-        value = self.returned(func, scope, bound, parent, frame.import_time, frame.depth + 1)
+        value = self.returned(func, scope, bound, parent, frame.import_time, frame.depth + 1, frame.constructing)
         if isinstance(value, Opaque) and value.qual is None:
             return relabel(value, short(self.src(call)), call)
         if value is not None and self.called_repeatedly(func, frame):
@@ -670,7 +670,7 @@ class Expressions:
         return move(value)
 
     def returned(self, func: FuncV, scope: Scope, bound: dict, parent: Frame | None, import_time: bool,
-                 depth: int):
+                 depth: int, constructing: bool = False):
         """What a call of `func` returns, its parameters bound to `bound` (its
         early returns: the caller may get any of them; `likeliest` decides).
         None when it returns nothing we read."""
@@ -679,7 +679,7 @@ class Expressions:
             return None
         if parent is None:
             parent = Frame(scope.parent, parent=None) if scope.parent.is_module else self.frame_for(scope.parent)
-        inner = Frame(scope, bound, parent, import_time, depth)
+        inner = Frame(scope, bound, parent, import_time, depth, constructing)
         self.reads.add(func.node.name.value)
         values = [self.eval(r.value, inner) for r in found]
         return self.likeliest(values)

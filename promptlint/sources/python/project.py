@@ -201,7 +201,7 @@ class Project:
         self._active.append(path)
         try:
             bound.update(foreign.defaults(func.func, bound))
-            value = foreign.returned(func.func, scope, bound, None, False, frame.depth + 1)
+            value = foreign.returned(func.func, scope, bound, None, False, frame.depth + 1, frame.constructing)
         finally:
             self._active.pop()
         if value is None:

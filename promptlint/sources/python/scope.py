@@ -658,16 +658,20 @@ class Frame:
     comprehension, and the lexical parent (None past the module)."""
 
     def __init__(self, scope: Scope, bound: dict | None = None, parent: "Frame | None" = None,
-                 import_time: bool = False, depth: int = 0):
+                 import_time: bool = False, depth: int = 0, constructing: bool = False):
         self.scope = scope
         self.bound = bound or {}
         self.parent = parent
         self.import_time = import_time
         self.depth = depth
+        # a class's __init__, or a helper it calls: what it reads is read once per object
+        self.constructing = constructing or scope.cls is not None and isinstance(scope.node, cst.FunctionDef) \
+            and scope.node.name.value == "__init__"
         self.memo: dict[int, object] = {}
 
     def child(self, bound: dict) -> "Frame":
-        return Frame(self.scope, {**self.bound, **bound}, self.parent, self.import_time, self.depth)
+        return Frame(self.scope, {**self.bound, **bound}, self.parent, self.import_time, self.depth,
+                     self.constructing)
 
 
 # ---------------------------------------------------------------- syntax helpers

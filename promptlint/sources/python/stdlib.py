@@ -26,8 +26,8 @@ from dataclasses import replace
 import libcst as cst
 
 from promptlint.analysis.volatility import (
-    AT_IMPORT, COMMAND_LINE, DEFAULT, ENV_ROOT, Verdict, answered, classify_call, from_command_line, model_answer,
-    no_evidence, read_at_import, sent_per_item, snake, strftime_precision,
+    AT_IMPORT, COMMAND_LINE, DEFAULT, ENV_ROOT, Verdict, answered, at_construction, classify_call, from_command_line,
+    model_answer, no_evidence, read_at_import, sent_per_item, snake, strftime_precision,
 )
 from promptlint.ir import SourceError, SourceFile, Volatility
 from promptlint.sources.python import files, lcel
@@ -129,9 +129,12 @@ def clock_samples(clock: str | None, fmt: str | None = None, how: str = "str") -
 
 
 def _live(flow, frame, verdict: Verdict, node) -> Verdict:
-    """A value read when the code runs: at import, it is fixed per process."""
+    """A value read when the code runs: at import, it is fixed per process;
+    in an object's __init__, per object."""
     if frame.import_time:
         return at_import(verdict)
+    if frame.constructing:
+        return at_construction(verdict)
     return verdict
 
 
@@ -170,6 +173,12 @@ def call(flow, qual: str, node: cst.Call, frame):
     if qual in PER_PROCESS:
         return Opaque(flow.src(node), Verdict(V.DEPLOY, f"calls {qual}(): fixed per process"), node)
     if qual in ("os.getenv", "os.environ.get"):
+        default = keywords.get("default", positional[1] if len(positional) > 1 else None)
+        folder = flow.eval(default, frame) if default is not None else None
+        if isinstance(folder, Opaque) and folder.path and folder.where is not None:
+            # `Path(os.getenv("PROMPT_DIR", HERE / "prompt"))`: the repository's own folder, where a
+            # deployment that sets nothing reads its files
+            return replace(folder, label=flow.src(node), node=node)
         return environment(flow, node)
     if qual in FIELD_DEFAULTS:
         # a dataclass or pydantic field's default: what an object made without it holds
@@ -692,6 +701,10 @@ def opaque_method(flow, base: Opaque, attr: str, node, frame, positional):
         filled = _filled_unknown(flow, base, attr, node, frame, positional)
         if filled is not None:
             return filled
+        if base.pinned:
+            # `prompt.replace("{{TIMEZONE}}", tz)` after the clock was filled in: filled again with
+            # values that change no more often, it keeps that change and where it entered
+            return replace(base, label=flow.src(node), node=node)
     if attr in PATH_LISTINGS:
         return _listing(flow, node, f".{attr}()")
     if base.path and attr in ("parent", "with_name", "with_suffix", "joinpath", "resolve", "absolute",
