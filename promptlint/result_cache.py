@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +35,9 @@ from promptlint.ir import SourceError, SourceFile, Span
 from promptlint.sources.base import Incomplete, Skipped
 
 FORMAT = 1  # entry layout; an entry of another layout is a miss
+# a file modified this close to the time a tree's sha256 was taken may have changed since within the
+# same mtime (coarse file-system clocks): its tree is read and hashed again
+RACY_SECONDS = 2
 _NOTE_KINDS = {"note": str, "skipped": Skipped, "incomplete": Incomplete}
 
 
@@ -120,19 +124,52 @@ class ResultCache:
     def tree_sha(self, root: str) -> str | None:
         """One sha256 of the paths and bytes of the Python files under `root`
         that discovery walks (a file added, removed or edited anywhere changes
-        it); None past the walk's limit."""
+        it); None past the walk's limit. Reading every file of a large tree
+        on each run costs more than the rest of a warm run, so the sha256 is
+        kept beside the files' paths, sizes and mtimes (as git's index and
+        ruff's cache keep them): while those are the same, the files are not
+        read again, unless one was modified within RACY_SECONDS of the time
+        the sha256 was taken (an edit in the same clock tick keeps its mtime:
+        git's "racily clean" case), which is read and hashed again."""
         if root not in self._trees:
             from promptlint.discover import python_files
 
             files = python_files(Path(root))
-            h = hashlib.sha256()
-            for f in files or ():
-                try:
-                    h.update(f"{f.relative_to(root)}\0".encode("utf-8", "surrogateescape") + f.read_bytes() + b"\0")
-                except OSError:
-                    h.update(f"{f}: unreadable\0".encode("utf-8", "surrogateescape"))
-            self._trees[root] = h.hexdigest() if files is not None else None
+            self._trees[root] = None if files is None else self._tree_contents(root, files)
         return self._trees[root]
+
+    def _tree_contents(self, root: str, files: list[Path]) -> str:
+        stats, newest = hashlib.sha256(), 0
+        for f in files:
+            try:
+                st = f.stat()
+                stats.update(f"{f.relative_to(root)}\0{st.st_size}\0{st.st_mtime_ns}\0".encode(
+                    "utf-8", "surrogateescape"))
+                newest = max(newest, st.st_mtime_ns)
+            except OSError:
+                stats.update(f"{f}: unreadable\0".encode("utf-8", "surrogateescape"))
+        record = self.folder / "trees" / f"{hashlib.sha256(root.encode('utf-8', 'surrogateescape')).hexdigest()}.json"
+        try:
+            kept = json.loads(record.read_bytes())
+            if kept["stat"] == stats.hexdigest() and newest < kept["taken_ns"] - RACY_SECONDS * 10**9:
+                return kept["sha"]
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        taken = time.time_ns()
+        h = hashlib.sha256()
+        for f in files:
+            try:
+                h.update(f"{f.relative_to(root)}\0".encode("utf-8", "surrogateescape") + f.read_bytes() + b"\0")
+            except OSError:
+                h.update(f"{f}: unreadable\0".encode("utf-8", "surrogateescape"))
+        sha = h.hexdigest()
+        try:
+            from promptlint.fsutil import atomic_write_bytes
+
+            atomic_write_bytes(record, json.dumps({"stat": stats.hexdigest(), "sha": sha, "taken_ns": taken}).encode())
+        except OSError:
+            pass  # the next run reads the files again
+        return sha
 
     def get(self, path: Path) -> FileResult | None:
         """The entry for the file, when everything it depends on is as

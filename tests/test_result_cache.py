@@ -162,3 +162,40 @@ def test_paths_are_shown_from_where_each_run_starts(cached, tmp_path, monkeypatc
     inside, _ = cached("system.j2")
     assert {f["location"]["path"] for f in top["findings"]} == {"prompts/system.j2"}
     assert {f["location"]["path"] for f in inside["findings"]} == {"system.j2"}
+
+
+def test_a_tree_is_read_again_only_when_its_files_stat_changed_or_were_edited_just_before(tmp_path, monkeypatch):
+    """The sha256 of a tree's Python files (what a template's fill sites
+    depend on) is kept with their sizes and mtimes: an unchanged tree is not
+    read again, a changed one is, and so is one edited within RACY_SECONDS
+    of the hash (same size, same clock tick: git's racily-clean case)."""
+    import os
+    import time
+
+    from promptlint.result_cache import RACY_SECONDS, ResultCache
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "relay.py").write_text("x = 'aaaa'\n")
+    folder = tmp_path / "cache"
+    first = ResultCache(folder, "run").tree_sha(str(tree))
+    (tree / "relay.py").write_text("x = 'bbbb'\n")  # same size, just after the hash: read again
+    racy = ResultCache(folder, "run").tree_sha(str(tree))
+    assert racy != first
+    old = time.time() - 10 * RACY_SECONDS
+    os.utime(tree / "relay.py", (old, old))
+    settled = ResultCache(folder, "run").tree_sha(str(tree))
+    assert settled == racy
+
+    real = type(tree).read_bytes
+
+    def unread(self):
+        assert self.suffix != ".py", f"{self} read again"
+        return real(self)
+
+    monkeypatch.setattr(type(tree), "read_bytes", unread)
+    assert ResultCache(folder, "run").tree_sha(str(tree)) == settled  # from sizes and mtimes alone
+    monkeypatch.undo()
+    (tree / "relay.py").write_text("x = 'cccc'\n")
+    (tree / "new.py").write_text("y = 1\n")
+    assert ResultCache(folder, "run").tree_sha(str(tree)) not in (first, settled)
