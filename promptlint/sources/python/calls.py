@@ -547,7 +547,10 @@ def site(flow, call: cst.Call, frame):
     elif last == "PromptTemplate" and "template" in keywords:
         style = template_format(flow, keywords, frame)
         node = keywords["template"]
-        sections.append(build.section(flow.ctx.default_role, build.text(ev(node), style), node))
+        text = _partially_filled(flow, ev(node), ev(keywords["partial_variables"]), style) \
+            if "partial_variables" in keywords else None
+        sections.append(build.section(flow.ctx.default_role, text if text is not None else build.text(ev(node), style),
+                                      node))
         kind = "langchain"
     elif last in ("invoke", "ainvoke", "stream", "astream", "batch") and positional and is_message_list(
             ev(positional[0])):
@@ -927,6 +930,22 @@ def _agno_system(flow, keywords: dict, ev, call) -> StrV:
 
 def _agent_definition(last: str, keywords) -> bool:
     return last.endswith("Agent") and bool(set(keywords) & set(_AGENT_TEXT))
+
+
+def _partially_filled(flow, template, partials, style: str):
+    """`PromptTemplate(template=T, partial_variables={"job_title": title})`:
+    the template's parts with the bound fields filled (each value placed at
+    the expression that passes it), the others left as fields; None when the
+    template or the mapping is not text and a dict we read."""
+    from promptlint.sources.python import strings as strs
+    from promptlint.sources.python.text import _dict_arguments, _dict_kwargs, render_fields
+
+    if not isinstance(template, StrV) or not isinstance(partials, DictV) or style not in ("format", "jinja"):
+        return None
+    scanner = strs.scan_jinja_fields if style == "jinja" else strs.scan_format
+    filled = StrV(render_fields(flow, template, scanner, [], _dict_kwargs(partials), _dict_arguments(partials)),
+                  template.node)
+    return flow.parts(filled)  # (a field with no value stays a field: render_fields leaves its slot)
 
 
 def _super_init(call: cst.Call, keywords) -> bool:

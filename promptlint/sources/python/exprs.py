@@ -600,7 +600,24 @@ class Expressions:
             return relabel(value, short(self.src(call)), call)
         if value is not None and self.called_repeatedly(func, frame):
             value = self.at_argument(value, func, call, bound)
+        if isinstance(value, StrV) and any(isinstance(a.value, (cst.SimpleString, cst.ConcatenatedString))
+                                           for a in call.args):
+            value = self.read_at_call(value, func, call)
         return value
+
+    def read_at_call(self, value: StrV, func: FuncV, call: cst.Call) -> StrV:
+        """`load_prompt("answer.txt")`: the text a helper reads from a file
+        (placed at its read, inside the helper) is placed at the call that
+        names the file, where a reader looks for the template it loads."""
+        inside = self.span(func.node)
+        start, end = self.span(call)
+        segs = []
+        for seg in value.segs:
+            if isinstance(seg, Lit) and seg.offsets and inside[0] <= seg.offsets[0] < inside[1] \
+                    and len(set(seg.offsets[:-1])) <= 1:
+                seg = Lit.synthetic(seg.text, start, end)
+            segs.append(seg)
+        return StrV(segs, value.node)
 
     def called_repeatedly(self, func: FuncV, frame: Frame) -> bool:
         """The caller calls this helper more than once (`_section(inputs,
