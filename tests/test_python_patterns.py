@@ -298,6 +298,9 @@ EXPECTED = {
     "loaded/letters.py": [("PL001", 18, 30, "error")],
     "loaded/templates.py": [],
     "loaded/__init__.py": [],
+    # a builder choosing between two constants, one of which the module also sends through it
+    # (`SYSTEM_PROMPT = get_system_prompt(is_lead=True)`): the other branch stays a prompt of its own
+    "branches_kept/prompts.py": [("PL001", 18, 1, "error")],
     "release/prompts/system.md": [],
     "release/prompts/agent.j2": [],
     # functions of another module inlined where they are called (a RAG chat service): the retrieved

@@ -941,8 +941,20 @@ class _Reader:
         demos = _main_blocks(flow, module.node)
         used_by_others = set().union(*(reads for _, reads, span, _ in candidates
                                        if not any(a <= span.start < b for a, b in demos))) if candidates else set()
-        for name, _, span, sections in candidates:
-            if name in consumed or name in used_by_others:
+        # a prompt another one here reads is left out when a prompt kept holds all its text
+        # (`SYSTEM = get_system_prompt(True)` holds the builder's parent branch, not its child one,
+        # which stays a prompt); the widest are kept first, and of two with the same text the first
+        places = [_places(sections, self.file) for _, _, _, sections in candidates]
+        skipped = {i for i, c in enumerate(candidates) if c[0] in consumed}
+        kept = [places[i] for i, c in enumerate(candidates) if i not in skipped and c[0] not in used_by_others]
+        for i in sorted((i for i, c in enumerate(candidates) if i not in skipped and c[0] in used_by_others),
+                        key=lambda i: -len(places[i])):
+            if any(places[i] <= k for k in kept):
+                skipped.add(i)
+            else:
+                kept.append(places[i])
+        for i, (name, _, span, sections) in enumerate(candidates):
+            if i in skipped:
                 continue
             if name in fillable:
                 fills.apply(flow, name, sections, fillable[name])
@@ -1288,3 +1300,26 @@ def _copy(parts: list) -> list:
         else:
             out.append(p)
     return out
+
+
+def _places(sections, file) -> frozenset:
+    """Where in this file a prompt's text is written (each character of its
+    literal text, and where each value enters): two prompts with the same
+    places are the same text, reached two ways (filled or not)."""
+    out = set()
+
+    def walk(parts):
+        for part in parts:
+            span = getattr(part, "span", None)
+            if span is not None and span.file is file:
+                if isinstance(part, Slot):
+                    out.add(-1 - span.start)  # (apart from the characters of text)
+                else:
+                    out.update(range(span.start, max(span.end, span.start + 1)))
+            if isinstance(part, Slot):
+                walk(part.children)
+                walk(part.else_children)
+
+    for section in sections:
+        walk(section.parts)
+    return frozenset(out)
