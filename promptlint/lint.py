@@ -161,14 +161,12 @@ def _prompt_files(template) -> list[SourceFile]:
 def _one_per_place(findings: list[Finding]) -> list[Finding]:
     """One finding per rule and source position: a slot that two prompts
     reach (a builder also inlined at a call, a partial two templates include)
-    is reported once, the most severe (two values entering at one argument,
-    a date and a time, are reported by the one that changes more often), then
-    with the most tokens at stake."""
+    is reported once, with the most tokens at stake."""
     best: dict[tuple, Finding] = {}
     for f in findings:
         key = (f.rule, f.path, f.line_col)
         kept = best.get(key)
-        if kept is None or (f.severity, f.tokens or 0) > (kept.severity, kept.tokens or 0):
+        if kept is None or (f.tokens or 0) > (kept.tokens or 0):
             best[key] = f
     return list(best.values())
 

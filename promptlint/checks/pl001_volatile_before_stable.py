@@ -98,11 +98,28 @@ def _breakers(ctx: CheckContext, parts, variant=None) -> Iterator:
                 yield inner, slot
 
 
+def _most_volatile_by_place(ctx: CheckContext) -> dict:
+    """(start, end) of a place -> the most volatile candidate there: values
+    that enter the prompt at one expression (a date and a time formatted
+    into one argument, an imported template's fields at the import) are
+    reported once, by the one that changes most often."""
+    best: dict = {}
+    for section in ctx.template.sections:
+        for slot in candidates(section.parts):
+            if slot.span is not None:
+                key = (id(slot.span.file), slot.span.start, slot.span.end)
+                best[key] = max(best.get(key, slot.volatility), slot.volatility)
+    return best
+
+
 def check(ctx: CheckContext) -> Iterator[Finding]:
+    strongest = _most_volatile_by_place(ctx)
     for section in ctx.template.sections:
         for slot, variant in _breakers(ctx, section.parts):
             if slot.span is None or pl002.owns(ctx, slot) or pl006.owns(ctx, slot):
                 continue  # the specific rule reports it, with the specific fix
+            if slot.volatility < strongest.get((id(slot.span.file), slot.span.start, slot.span.end), slot.volatility):
+                continue  # a more volatile value enters at the same place: it is the one reported
             scope = widest_scope(slot.volatility)
             if variant is None:
                 tokens, turn = stable_tokens_after(ctx, slot, scope), conversation_loss(ctx, slot)

@@ -17,7 +17,7 @@ from promptlint.analysis.conversation import names_history
 from promptlint.analysis.volatility import DEFAULT, Verdict, no_evidence, sent_per_item
 from promptlint.ir import Slot, SlotKind, Volatility
 from promptlint.sources.python import files, lcel
-from promptlint.sources.python.scope import INF, Binding, Frame, Scope, _dotted_name, last_name
+from promptlint.sources.python.scope import INF, Binding, Frame, Scope, _dotted_name, error_returns, last_name
 from promptlint.sources.python.strings import Lit, decode_body
 from promptlint.sources.python.values import (
     ClassV, ConstV, DictV, ForeignFuncV, FuncV, ListV, LoopV, MsgV, Opaque, SetV, Spread, StrV, as_conversation,
@@ -692,6 +692,10 @@ class Expressions:
         early returns: the caller may get any of them; `likeliest` decides).
         None when it returns nothing we read."""
         found = [r for r in self.returns_of(func.node) if not _is_none_literal(r.value)][:MAX_RETURNS]
+        failed = error_returns(func.node) if len(found) > 1 else set()
+        if failed and any(id(r) not in failed for r in found):
+            # `except OSError: return ""`: what a loader gives when it fails is not what it loads
+            found = [r for r in found if id(r) not in failed or not _is_empty_literal(r.value)]
         if not found:
             return None
         if parent is None:
@@ -764,6 +768,13 @@ def _is_none(value) -> bool:
 
 def _is_none_literal(node) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _is_empty_literal(node) -> bool:
+    """`""`, `''`, `[]`, `{}`: nothing."""
+    if isinstance(node, cst.SimpleString):
+        return node.evaluated_value in ("", b"")
+    return isinstance(node, (cst.List, cst.Dict)) and not node.elements
 
 
 def _order_of(value) -> str | None:

@@ -114,13 +114,11 @@ class ToIR:
         value fixed per release or steadier counting as stable, and between
         equals the one whose content is known (a memo `return _cache[k]`
         gives what the other return computed; the fallback of `a or b` is
-        what runs when the caller passes nothing), but never an empty string
-        over text we cannot read (`except OSError: return ""` is the error
-        path of a loader, not the prompt)."""
+        what runs when the caller passes nothing)."""
         def rank(v):
             volatility = self.verdict(v).volatility
             return (volatility if volatility > V.DEPLOY else V.STATIC, self.stable_behind(v),
-                    not _empty_text(v), not isinstance(v, Opaque))
+                    not isinstance(v, Opaque))
 
         return max(values, key=rank)
 
@@ -237,8 +235,3 @@ def _bare(parts) -> bool:
             if part.order_varies or not _bare(part.children) or not _bare(part.else_children):
                 return False
     return True
-
-
-def _empty_text(value) -> bool:
-    """`""` (or only whitespace): a string with no text and no value in it."""
-    return isinstance(value, StrV) and not any(isinstance(seg, Slot) or seg.text.strip() for seg in value.segs)

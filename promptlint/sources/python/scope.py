@@ -772,6 +772,34 @@ def returns(func: cst.FunctionDef) -> list[cst.Return]:
     return found
 
 
+def error_returns(func: cst.FunctionDef) -> set[int]:
+    """The ids of the function's own `return`s written in an `except` block
+    (`except OSError: return ""`: what a loader gives when it fails)."""
+    out: set[int] = set()
+    todo = [(stmt, False) for stmt in _blocks_of(func)]
+    while todo:
+        stmt, handled = todo.pop()
+        if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            if handled:
+                out.update(id(s) for s in stmt.body if isinstance(s, cst.Return))
+        elif isinstance(stmt, (cst.Try, cst.TryStar)):
+            todo += [(s, handled) for part in (stmt.body, stmt.orelse, stmt.finalbody) if part is not None
+                     for s in _blocks_of_part(part)]
+            todo += [(s, True) for handler in stmt.handlers for s in _blocks_of(handler)]
+        elif not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            todo += [(s, handled) for s in _blocks_of(stmt)]
+    return out
+
+
+def _blocks_of_part(part) -> list:
+    """The statements of one block of a compound statement (a body, an else, a finally)."""
+    if isinstance(part, cst.IndentedBlock):
+        return list(part.body)
+    if isinstance(part, (cst.Else, cst.Finally)):
+        return _blocks_of(part)
+    return [part]
+
+
 def _blocks_of(stmt) -> list:
     """The statements directly inside a compound statement (its body, else,
     except, finally and match-case blocks), in source order."""

@@ -27,7 +27,7 @@ import libcst as cst
 
 from promptlint.analysis.volatility import (
     AT_IMPORT, COMMAND_LINE, DEFAULT, ENV_ROOT, Verdict, answered, at_construction, classify_call, from_command_line,
-    model_answer, no_evidence, read_at_import, sent_per_item, snake, strftime_precision,
+    by_name_only, model_answer, no_evidence, read_at_import, sent_per_item, snake, strftime_precision,
 )
 from promptlint.ir import SourceError, SourceFile, Volatility
 from promptlint.sources.python import files, lcel
@@ -701,9 +701,10 @@ def opaque_method(flow, base: Opaque, attr: str, node, frame, positional):
         filled = _filled_unknown(flow, base, attr, node, frame, positional)
         if filled is not None:
             return filled
-        if base.pinned:
+        if base.pinned and not by_name_only(base.verdict.reason):
             # `prompt.replace("{{TIMEZONE}}", tz)` after the clock was filled in: filled again with
-            # values that change no more often, it keeps that change and where it entered
+            # values that change no more often, it keeps that change (on evidence: a name's guess
+            # does not outlive the next fill) and where it entered
             return replace(base, label=flow.src(node), node=node)
     if attr in PATH_LISTINGS:
         return _listing(flow, node, f".{attr}()")
