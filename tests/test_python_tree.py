@@ -56,12 +56,16 @@ def _sources():
         yield str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("name,text", list(_sources()), ids=lambda v: v if "/" in str(v) or v == "tricky" else "")
-def test_walk_visits_what_libcst_visits_in_its_order(name, text):
+def _parsed(text: str) -> cst.Module:
     try:
-        module = cst.parse_module(text)
+        return cst.parse_module(text)
     except cst.ParserSyntaxError:
         pytest.skip("not Python libcst parses")
+
+
+@pytest.mark.parametrize("name,text", list(_sources()), ids=lambda v: v if "/" in str(v) or v == "tricky" else "")
+def test_walk_visits_what_libcst_visits_in_its_order(name, text):
+    module = _parsed(text)
     oracle = _Order()
     module.visit(oracle)
     entered, left = [], []
@@ -114,10 +118,7 @@ def test_returns_are_the_functions_own_in_source_order():
 def test_positions_are_libcst_positions_as_offsets(name, text):
     from libcst.metadata import MetadataWrapper, PositionProvider
 
-    try:
-        module = cst.parse_module(text)
-    except cst.ParserSyntaxError:
-        pytest.skip("not Python libcst parses")
+    module = _parsed(text)
     ours = positions(module)
     theirs = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n" or ch == "\r" and text[i + 1:i + 2] != "\n"]

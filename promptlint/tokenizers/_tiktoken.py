@@ -135,6 +135,33 @@ def _decoded_path(name: str, directory: Path) -> Path:
     return directory / f"{name}-{ENCODINGS[name][:16]}.ranks"
 
 
+def _intact(name: str, path_of, magic: bytes, extra: int = 0):
+    """(payload, extra header fields) of each cached file of `name` (the user
+    cache, then the fallback folder) whose header names the pinned rank file
+    it was made from and whose payload matches the sha256 the header gives."""
+    for d in (cache_dir(), _fallback_cache_dir()):
+        try:
+            raw = path_of(name, d).read_bytes()
+            head, _, payload = raw.partition(b"\n\n")
+            fields = [f.decode() for f in head.split(b"\n")]
+        except (OSError, ValueError):  # (UnicodeDecodeError: a damaged header)
+            continue
+        if len(fields) == 3 + extra and (fields[0] + "\n").encode() == magic and fields[1] == ENCODINGS[name] \
+                and _sha256(payload) == fields[2]:
+            yield payload, fields[3:]
+
+
+def _keep(name: str, path_of, magic: bytes, payload: bytes, extra: tuple = ()) -> None:
+    """Write a cache file of `name` for the next process (best effort, atomic)."""
+    blob = magic + "\n".join([ENCODINGS[name], _sha256(payload), *extra]).encode() + b"\n\n" + payload
+    for d in (cache_dir(), _fallback_cache_dir()):
+        try:
+            atomic_write_bytes(path_of(name, d), blob)
+            return
+        except OSError:
+            continue
+
+
 def _load_decoded(name: str) -> dict | None:
     """tiktoken's constructor arguments for ``name`` from the decoded cache
     (written by `_save_decoded` from the genuine, hash-checked rank file),
@@ -142,19 +169,9 @@ def _load_decoded(name: str) -> dict | None:
     file's 200,000 base64 lines takes about 0.35 s; this about 30 ms."""
     import marshal
 
-    for d in (cache_dir(), _fallback_cache_dir()):
+    for payload, _ in _intact(name, _decoded_path, _DECODED_MAGIC):
         try:
-            raw = _decoded_path(name, d).read_bytes()
-        except OSError:
-            continue
-        head, _, rest = raw.partition(b"\n\n")
-        fields = head.split(b"\n")
-        if len(fields) != 3 or fields[0] + b"\n" != _DECODED_MAGIC or fields[1].decode() != ENCODINGS[name]:
-            continue
-        if _sha256(rest) != fields[2].decode():
-            continue
-        try:
-            params = marshal.loads(rest)
+            params = marshal.loads(payload)
         except (EOFError, ValueError, TypeError):
             continue
         if isinstance(params, dict) and isinstance(params.get("mergeable_ranks"), dict):
@@ -166,15 +183,8 @@ def _save_decoded(name: str, params: dict) -> None:
     """Keep tiktoken's constructor arguments for the next process (best effort, atomic)."""
     import marshal
 
-    payload = marshal.dumps({k: v for k, v in params.items()
-                             if isinstance(v, (str, int, dict, type(None)))})
-    blob = _DECODED_MAGIC + f"{ENCODINGS[name]}\n{_sha256(payload)}\n\n".encode() + payload
-    for d in (cache_dir(), _fallback_cache_dir()):
-        try:
-            atomic_write_bytes(_decoded_path(name, d), blob)
-            return
-        except OSError:
-            continue
+    _keep(name, _decoded_path, _DECODED_MAGIC, marshal.dumps({k: v for k, v in params.items()
+                                                            if isinstance(v, (str, int, dict, type(None)))}))
 
 
 _TABLE_MAGIC = b"promptlint-rank-table-v1\n"
@@ -243,20 +253,9 @@ class RankTable:
 def _load_table(name: str) -> RankTable | None:
     """The rank table of ``name`` from the cache (written by `_save_table`
     from the decoded ranks), or None when there is none or it fails its sha256."""
-    for d in (cache_dir(), _fallback_cache_dir()):
-        try:
-            raw = _table_path(name, d).read_bytes()
-        except OSError:
-            continue
-        head, _, payload = raw.partition(b"\n\n")
-        fields = head.split(b"\n")
-        if len(fields) != 4 or fields[0] + b"\n" != _TABLE_MAGIC or fields[1].decode() != ENCODINGS[name] \
-                or _sha256(payload) != fields[2].decode() or not fields[3].isdigit():
-            continue
-        slots = int(fields[3])
-        if slots & (slots - 1) or len(payload) < slots * _SLOT.size:
-            continue
-        return RankTable(payload, slots)
+    for payload, (slots,) in _intact(name, _table_path, _TABLE_MAGIC, extra=1):
+        if slots.isdigit() and not int(slots) & (int(slots) - 1) and len(payload) >= int(slots) * _SLOT.size:
+            return RankTable(payload, int(slots))
     return None
 
 
@@ -266,13 +265,7 @@ def _save_table(name: str, ranks: dict) -> None:
         payload, slots = RankTable.build(ranks)
     except ValueError:
         return
-    blob = _TABLE_MAGIC + f"{ENCODINGS[name]}\n{_sha256(payload)}\n{slots}\n\n".encode() + payload
-    for d in (cache_dir(), _fallback_cache_dir()):
-        try:
-            atomic_write_bytes(_table_path(name, d), blob)
-            return
-        except OSError:
-            continue
+    _keep(name, _table_path, _TABLE_MAGIC, payload, (str(slots),))
 
 
 def load_params(name: str) -> dict:

@@ -61,29 +61,33 @@ def _walked(cls) -> bool:
 _WALKED: dict[type, bool] = {}
 
 
+def _children(node) -> list:
+    """The node's children that can hold code, in source order."""
+    walked = _WALKED
+    children = []
+    for name in _fields(type(node)):
+        value = getattr(node, name)
+        cls = type(value)
+        if cls is list or cls is tuple:
+            children.extend(v for v in value if walked.get(type(v)) or _walked(type(v)))
+        elif walked.get(cls) or _walked(cls):
+            children.append(value)
+    return children
+
+
 def nodes(root: cst.CSTNode):
     """The nodes under `root` (itself first) that can hold code, in source
     order, as `walk` visits them."""
-    walked = _WALKED
     todo = [root]
     while todo:
         node = todo.pop()
         yield node
-        children = []
-        for name in _fields(type(node)):
-            value = getattr(node, name)
-            cls = type(value)
-            if cls is list or cls is tuple:
-                children.extend(v for v in value if walked.get(type(v)) or _walked(type(v)))
-            elif walked.get(cls) or _walked(cls):
-                children.append(value)
-        todo.extend(reversed(children))
+        todo.extend(reversed(_children(node)))
 
 
 def walk(module: cst.Module, enter, leave=None) -> None:
     """Visit the nodes of the module's statements that can hold code (not
     whitespace, comments or punctuation), in source order."""
-    walked = _WALKED
     _LEAVE = object()
     for top in module.body:
         todo = [top]
@@ -97,15 +101,7 @@ def walk(module: cst.Module, enter, leave=None) -> None:
             if leave is not None:
                 todo.append(node)
                 todo.append(_LEAVE)
-            children = []
-            for name in _fields(type(node)):
-                value = getattr(node, name)
-                cls = type(value)
-                if cls is list or cls is tuple:
-                    children.extend(v for v in value if walked.get(type(v)) or _walked(type(v)))
-                elif walked.get(cls) or _walked(cls):
-                    children.append(value)
-            todo.extend(reversed(children))
+            todo.extend(reversed(_children(node)))
 
 
 class _OffsetState(CodegenState):
