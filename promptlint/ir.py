@@ -266,6 +266,8 @@ class SourceError(Exception):
     """Bad input: reported as one line `path:line:col: message`, exit code 2."""
 
     def __init__(self, path: str, line: int, message: str, col: int = 1):
+        # one line whatever the reader quoted (a tag of the input that spans lines)
+        message = " ".join(part.strip() for part in message.splitlines() if part.strip()) or message.strip()
         super().__init__(message)
         self.path = path
         self.line = line

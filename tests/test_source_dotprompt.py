@@ -508,3 +508,21 @@ def test_any_input_gives_parts_in_bounds_or_a_source_error(text):
                 walk(p.else_children)
 
     walk(parts)
+
+
+def test_a_tag_that_spans_lines_is_quoted_on_one_line(tmp_path):
+    """A broken tag that runs over several lines (`{{Homely TRV), ... }}`, a
+    fuzzed input) gives one error line: its first line, shortened."""
+    from click.testing import CliRunner
+
+    from promptlint.cli import main
+
+    (tmp_path / ".git").mkdir()
+    body = ("You help with radiator valves\n({{Homely TRV), room sensors and a hub,\n\n"
+            "all managed from the app}} and nothing else.\n{{question}}\n")
+    (tmp_path / "help.prompt").write_text("---\nmodel: openai/gpt-4.1\n---\n" + body)
+    result = CliRunner().invoke(main, ["check", "--no-cache", str(tmp_path / "help.prompt")])
+    assert result.exit_code == 2
+    errors = [line for line in result.stderr.splitlines() if "cannot parse" in line]
+    assert len(result.stderr.strip().splitlines()) == 1 and len(errors) == 1, result.stderr
+    assert errors[0].endswith("help.prompt:5:2: cannot parse '{{Homely TRV), room sensors and a hub,…'")

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 ErrorAt = Callable[[int, str], Exception]  # (offset, message) -> the exception to raise
 PositionOf = Callable[[int], tuple[int, int]]  # offset -> (line, col) for messages
 
+MAX_LABEL = 80  # characters of a tag quoted in an error message
 _STANDALONE = {"open", "inverse", "close", "else", "comment", "partial"}
 
 
@@ -338,7 +339,10 @@ class Parser:
         self.src, self.err, self.position, self.report = src, err, position, report
 
     def label(self, tok: Token) -> str:
-        return self.src[tok.start : tok.end]
+        """A tag as written, for a message: its first line, at most MAX_LABEL characters."""
+        text = self.src[tok.start : tok.end]
+        first = text.splitlines()[0] if text else text
+        return text if first == text and len(text) <= MAX_LABEL else first[:MAX_LABEL - 1] + "…"
 
     def parse(self, start: int, end: int) -> list[Node]:
         toks = tokenize(self.src, start, end, self.err)
