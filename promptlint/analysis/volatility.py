@@ -64,7 +64,10 @@ def read_at_import(reason: str | None) -> bool:
 def read_from_clock_or_chance(reason: str | None) -> bool:
     """Whether a verdict comes from reading the clock or a random source
     (CALLS: now(), time(), uuid4(), random ...), not from a name or an input."""
-    return any(v.reason in (reason or "") for k, v in CALLS.items() if v.volatility > V.SESSION)
+    return any(v.reason in (reason or "") for v in CALLS.values() if v.volatility > V.SESSION)
+
+
+CONSTRUCTED = "read once when the object is made (__init__)"
 
 
 def at_construction(verdict: Verdict) -> Verdict:
@@ -76,9 +79,6 @@ def at_construction(verdict: Verdict) -> Verdict:
             and CONSTRUCTED not in verdict.reason:
         return Verdict(V.SESSION, f"{CONSTRUCTED}: {verdict.reason}; it stays for the object's requests")
     return verdict
-
-
-CONSTRUCTED = "read once when the object is made (__init__)"
 
 
 def from_command_line(reason: str | None) -> bool:

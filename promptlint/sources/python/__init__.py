@@ -944,15 +944,16 @@ class _Reader:
         # a prompt another one here reads is left out when a prompt kept holds all its text
         # (`SYSTEM = get_system_prompt(True)` holds the builder's parent branch, not its child one,
         # which stays a prompt); the widest are kept first, and of two with the same text the first
-        places = [_places(sections, self.file) for _, _, _, sections in candidates]
         skipped = {i for i, c in enumerate(candidates) if c[0] in consumed}
-        kept = [places[i] for i, c in enumerate(candidates) if i not in skipped and c[0] not in used_by_others]
-        for i in sorted((i for i, c in enumerate(candidates) if i not in skipped and c[0] in used_by_others),
-                        key=lambda i: -len(places[i])):
-            if any(places[i] <= k for k in kept):
-                skipped.add(i)
-            else:
-                kept.append(places[i])
+        if used_by_others:  # (most modules have no prompt another one reads)
+            places = [_places(sections, self.file) for _, _, _, sections in candidates]
+            kept = [places[i] for i, c in enumerate(candidates) if i not in skipped and c[0] not in used_by_others]
+            for i in sorted((i for i, c in enumerate(candidates) if i not in skipped and c[0] in used_by_others),
+                            key=lambda i: -len(places[i])):
+                if any(places[i] <= k for k in kept):
+                    skipped.add(i)
+                else:
+                    kept.append(places[i])
         for i, (name, _, span, sections) in enumerate(candidates):
             if i in skipped:
                 continue

@@ -17,7 +17,7 @@ from promptlint.analysis.conversation import names_history
 from promptlint.analysis.volatility import DEFAULT, Verdict, no_evidence, sent_per_item
 from promptlint.ir import Slot, SlotKind, Volatility
 from promptlint.sources.python import files, lcel
-from promptlint.sources.python.scope import INF, Binding, Frame, Scope, _dotted_name, error_returns, last_name
+from promptlint.sources.python.scope import INF, Binding, Frame, Scope, _dotted_name, last_name
 from promptlint.sources.python.strings import Lit, decode_body
 from promptlint.sources.python.values import (
     ClassV, ConstV, DictV, ForeignFuncV, FuncV, ListV, LoopV, MsgV, Opaque, SetV, Spread, StrV, as_conversation,
@@ -692,7 +692,7 @@ class Expressions:
         early returns: the caller may get any of them; `likeliest` decides).
         None when it returns nothing we read."""
         found = [r for r in self.returns_of(func.node) if not _is_none_literal(r.value)][:MAX_RETURNS]
-        failed = error_returns(func.node) if len(found) > 1 else set()
+        failed = self.error_returns_of(func.node) if len(found) > 1 else set()
         if failed and any(id(r) not in failed for r in found):
             # `except OSError: return ""`: what a loader gives when it fails is not what it loads
             found = [r for r in found if id(r) not in failed or not _is_empty_literal(r.value)]

@@ -60,7 +60,7 @@ from promptlint.sources.python.ir import ToIR
 from promptlint.sources.python.loops import MAX_UNROLL, Loops
 from promptlint.sources.python.scope import (
     _BUILTINS, INF, ROLE_ADDS, Binding, Frame, Index, Mutation, Scope, _names_in, at_import, call_name, last_name,
-    returns, strip_self,
+    error_returns, returns, strip_self,
 )
 from promptlint.sources.python.tree import walk
 from promptlint.sources.python.strings import Lit, decode_simple, split_prefix
@@ -319,8 +319,17 @@ class Flow(Loops, Expressions, ToIR):
         """The function's `return value`s, found once (a helper is inlined at every call)."""
         key = id(func)
         if key not in self._returns:
-            self._returns[key] = (func, returns(func))
+            self._returns[key] = (func, returns(func), None)
         return self._returns[key][1]
+
+    def error_returns_of(self, func: cst.FunctionDef) -> set[int]:
+        """The ids of those written in an `except` block (scope.error_returns), found once."""
+        self.returns_of(func)
+        found, failed = self._returns[id(func)][1:]
+        if failed is None:
+            failed = error_returns(func)
+            self._returns[id(func)] = (func, found, failed)
+        return failed
 
     def truth(self, node, frame: Frame) -> bool | None:
         """The value of a condition when the code fixes it (`isinstance` of a

@@ -783,39 +783,31 @@ def error_returns(func: cst.FunctionDef) -> set[int]:
             if handled:
                 out.update(id(s) for s in stmt.body if isinstance(s, cst.Return))
         elif isinstance(stmt, (cst.Try, cst.TryStar)):
-            todo += [(s, handled) for part in (stmt.body, stmt.orelse, stmt.finalbody) if part is not None
-                     for s in _blocks_of_part(part)]
-            todo += [(s, True) for handler in stmt.handlers for s in _blocks_of(handler)]
+            todo += [(s, handled) for part in (stmt.body, stmt.orelse, stmt.finalbody) for s in _statements_of(part)]
+            todo += [(s, True) for handler in stmt.handlers for s in _statements_of(handler)]
         elif not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             todo += [(s, handled) for s in _blocks_of(stmt)]
     return out
 
 
-def _blocks_of_part(part) -> list:
-    """The statements of one block of a compound statement (a body, an else, a finally)."""
-    if isinstance(part, cst.IndentedBlock):
-        return list(part.body)
-    if isinstance(part, (cst.Else, cst.Finally)):
-        return _blocks_of(part)
-    return [part]
-
-
 def _blocks_of(stmt) -> list:
     """The statements directly inside a compound statement (its body, else,
     except, finally and match-case blocks), in source order."""
-    out: list = []
-    for part in (getattr(stmt, "body", None), *getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ()),
-                 getattr(stmt, "orelse", None), getattr(stmt, "finalbody", None)):
-        if part is None:
-            continue
-        if isinstance(part, (cst.If, cst.SimpleStatementLine)):  # `elif`: an If in orelse
-            out.append(part)
-        elif isinstance(part, cst.SimpleStatementSuite):
-            out.append(part)
-        elif isinstance(part, cst.IndentedBlock):
-            out.extend(part.body)
-        elif isinstance(part, (list, tuple)):
-            out.extend(part)
-        else:  # Else, Finally, ExceptHandler, MatchCase: their own body
-            out.extend(_blocks_of(part))
-    return out
+    return [s for part in (getattr(stmt, "body", None), *getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ()),
+                           getattr(stmt, "orelse", None), getattr(stmt, "finalbody", None))
+            for s in _statements_of(part)]
+
+
+def _statements_of(part) -> list:
+    """The statements of one part of a compound statement: a block's, or an
+    `elif` (an If in orelse) or one-line suite as itself; an Else, Finally,
+    ExceptHandler or MatchCase by its own body."""
+    if part is None:
+        return []
+    if isinstance(part, (cst.If, cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        return [part]
+    if isinstance(part, cst.IndentedBlock):
+        return list(part.body)
+    if isinstance(part, (list, tuple)):
+        return list(part)
+    return _blocks_of(part)

@@ -49,6 +49,9 @@ _LEXICAL = (cst.BaseParenthesizableWhitespace, cst.Newline, cst.EmptyLine, cst.T
             cst.Asynchronous, cst.ParamSlash, cst.ParamStar)
 
 
+_WALKED: dict[type, bool] = {}
+
+
 def _walked(cls) -> bool:
     """Whether nodes of this class are walked into: a CST node that is not
     lexical (isinstance against libcst's abstract bases is slow: memoised by class)."""
@@ -56,9 +59,6 @@ def _walked(cls) -> bool:
     if found is None:
         found = _WALKED[cls] = issubclass(cls, cst.CSTNode) and not issubclass(cls, _LEXICAL)
     return found
-
-
-_WALKED: dict[type, bool] = {}
 
 
 def _children(node) -> list:
@@ -151,8 +151,6 @@ def positions(module: cst.Module) -> dict:
     state = _OffsetState(module)
     try:
         module._codegen(state)
-    except RecursionError:
-        raise
     except KeyError as exc:  # libcst reports a recursion overflow in its position pass this way
         if isinstance(exc.__context__, RecursionError):
             raise RecursionError from None
