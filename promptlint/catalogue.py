@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,39 +118,31 @@ def load() -> dict[str, Rule]:
     return rules
 
 
-def _cache_file(key: str) -> Path:
-    from promptlint.fsutil import cache_root
-
-    return cache_root() / "catalogue" / f"{key}.json"
-
-
 def _stored(key: str) -> dict[str, Rule] | None:
+    from promptlint.fsutil import read_cached_json
+
     try:
-        data = json.loads(_cache_file(key).read_bytes())
         rules = {}
-        for raw in data:
+        for raw in read_cached_json("catalogue", key):
             examples = tuple(Example(**{**e, "findings": tuple(tuple(f) for f in e["findings"])})
                              for e in raw.pop("examples"))
             rule = Rule(**{**raw, "severity": Severity.parse(raw["severity"]), "facts": tuple(raw["facts"]),
                            "examples": examples})
             rules[rule.id] = rule
         return rules
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):  # None (nothing kept) is a TypeError too
         return None
 
 
 def _store(key: str, rules: dict[str, Rule]) -> None:
+    from promptlint.fsutil import store_cached_json
+
     data = []
     for rule in rules.values():
         raw = dataclasses.asdict(rule)
         raw["severity"] = rule.severity.label
         data.append(raw)
-    try:
-        from promptlint.fsutil import atomic_write_bytes
-
-        atomic_write_bytes(_cache_file(key), json.dumps(data).encode())
-    except OSError:
-        pass  # an unwritable cache costs the next run the parse
+    store_cached_json("catalogue", key, data)
 
 
 def by_code_or_name(code: str) -> Rule | None:

@@ -290,8 +290,7 @@ class Discovery:
         seen: set[Path] = set()
         for path in paths:
             if path.is_dir():
-                for file, fmt, why, by_content in self._walk(path):
-                    key = file.resolve()
+                for file, key, fmt, why, by_content in self._walk(path):
                     if key not in seen:
                         seen.add(key)
                         found.append(Candidate(file, fmt, False, why, by_content))
@@ -315,43 +314,50 @@ class Discovery:
         return found
 
     def _walk(self, top: Path):
+        """(file, its resolved path, format, why, by content) for each prompt
+        file under `top`. The walk's folders are real paths (os.walk does not
+        enter linked folders), so paths are compared as strings and only a
+        linked file is resolved."""
         top = top.resolve()
-        ignores: list[tuple[Path, pathspec.GitIgnoreSpec]] = self._parent_gitignores(top)
+        top_s, root_s = str(top), str(self.root)
+        ignores = [(str(base), spec) for base, spec in self._parent_gitignores(top)]
         for folder, dirs, files in os.walk(top):
             here = Path(folder)
             spec = _gitignore(here)
             if spec is not None:
-                ignores.append((here, spec))
-            active = [(base, s) for base, s in ignores if here == base or base in here.parents]
+                ignores.append((folder, spec))
+            active = [(base, s) for base, s in ignores if _under(folder, base) is not None]
 
-            def ignored(p: Path, is_dir: bool) -> bool:
+            def ignored(p: str, is_dir: bool) -> bool:
                 for base, s in active:
-                    rel = p.relative_to(base).as_posix() + ("/" if is_dir else "")
-                    if s.match_file(rel):
+                    if s.match_file(_under(p, base) + ("/" if is_dir else "")):
                         return True
-                return self.excluded(p)
+                return self.exclude_spec.match_file(_relative(p, root_s))
 
             project_root = any((here / f).exists() for f in _PROJECT_FILES) if OUTPUT_DIRS & set(dirs) else False
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")
                              and d not in PARTIAL_DIRS and not (project_root and d in OUTPUT_DIRS)
-                             and not ignored(here / d, True))
+                             and not ignored(os.path.join(folder, d), True))
             # folders above the file within the project (docs/ anywhere above counts)
-            rel_parts = Path(self._rel(here)).parts if self._inside(here) else here.relative_to(top).parts
+            inside = _under(folder, root_s)
+            rel_parts = tuple(Path(inside if inside is not None else _under(folder, top_s)).parts)
             for name in sorted(files):
-                file = here / name
-                rel = file.relative_to(top).as_posix()
-                if ignored(file, False):
+                file_s = os.path.join(folder, name)
+                if ignored(file_s, False):
                     continue
-                odd = _not_a_file(file) or self._outside(file, top)
+                file = here / name
+                link = file.is_symlink()
+                odd = _not_a_file(file) or (self._outside(file, top) if link else None)
                 if odd is not None:
                     self.skipped.append(Skip(file, odd))
                     continue
-                spec_rel = rel if self.prompts.match_file(rel) else self._rel(file)
+                rel = _relative(file_s, top_s)
+                spec_rel = rel if self.prompts.match_file(rel) else _relative(file_s, root_s)
                 fmt, why, by_content = classify(file, rel_parts, self.prompts, spec_rel, False)
                 if fmt is None:
                     self.skipped.append(Skip(file, why))
                 else:
-                    yield file, fmt, why, by_content
+                    yield file, file.resolve() if link else file, fmt, why, by_content
 
     def _outside(self, file: Path, top: Path) -> str | None:
         """A link found by a walk whose target lies outside the project (the
@@ -376,6 +382,26 @@ class Discovery:
             if (folder / ".git").exists():
                 break
         return out
+
+
+def _under(path: str, base: str) -> str | None:
+    """`path` relative to the folder `base` in posix form ("" for the folder
+    itself), None when it lies elsewhere; both absolute and normalised."""
+    if path == base:
+        return ""
+    prefix = base if base.endswith(os.sep) else base + os.sep
+    if not path.startswith(prefix):
+        return None
+    rel = path[len(prefix):]
+    return rel if os.sep == "/" else rel.replace(os.sep, "/")
+
+
+def _relative(path: str, base: str) -> str:
+    """`path` relative to `base` where it lies under it, else as it is (posix form)."""
+    rel = _under(path, base)
+    if rel is not None:
+        return rel or "."
+    return path if os.sep == "/" else path.replace(os.sep, "/")
 
 
 def _gitignore(folder: Path) -> pathspec.GitIgnoreSpec | None:
@@ -406,9 +432,22 @@ def tree_files(root: Path, limit: int = MAX_TREE_FILES) -> list[Path] | None:
 
 def python_files(root: Path, limit: int = MAX_TREE_FILES) -> list[Path] | None:
     """The `.py` files of tree_files: what a result that depends on the whole
-    tree (python.fills) reads, and what the cache checks it against."""
-    found = tree_files(root, limit)
-    return None if found is None else [p for p in found if p.suffix == ".py"]
+    tree (python.fills) reads."""
+    found = python_file_names(root, limit)
+    return None if found is None else [Path(p) for p in found]
+
+
+def python_file_names(root: Path | str, limit: int = MAX_TREE_FILES) -> list[str] | None:
+    """python_files as strings: what the result cache checks a tree against
+    on every warm run, where building a Path for each file is most of the cost."""
+    out, seen = [], 0
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+        seen += len(names)
+        if seen > limit:
+            return None
+        out += [os.path.join(folder, n) for n in sorted(names) if n.endswith(".py") and n != ".py"]
+    return out
 
 
 def find_candidates(paths: list[Path], config, notes: list[str] | None = None,

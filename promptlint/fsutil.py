@@ -108,3 +108,25 @@ def cache_root() -> Path:
         return Path(env).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "promptlint"
+
+
+def read_cached_json(kind: str, key: str):
+    """What store_cached_json kept under `kind` for `key` (a hash of what it
+    was built from, so never stale), None when absent or unreadable."""
+    import json
+
+    try:
+        return json.loads((cache_root() / kind / f"{key}.json").read_bytes())
+    except (OSError, ValueError):
+        return None
+
+
+def store_cached_json(kind: str, key: str, data) -> None:
+    """Keep `data` in the user cache, atomically; an unwritable cache only
+    costs the next run the work it saves."""
+    import json
+
+    try:
+        atomic_write_bytes(cache_root() / kind / f"{key}.json", json.dumps(data).encode())
+    except OSError:
+        pass

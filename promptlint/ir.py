@@ -87,7 +87,15 @@ class SourceFile:
         self.path = Path(path)
         self.text = text
         self.display_path = display_path or str(path)
-        self._line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+        self._starts: list[int] | None = None
+
+    @property
+    def _line_starts(self) -> list[int]:
+        """Built on the first position asked for: a file served from the
+        result cache often needs none."""
+        if self._starts is None:
+            self._starts = [0] + [m.end() for m in _NEWLINE.finditer(self.text)]
+        return self._starts
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a character offset."""

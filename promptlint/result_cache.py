@@ -65,15 +65,18 @@ def _code_fingerprint() -> str:
     rule file): an edited checkout never reuses results of the old code."""
     import promptlint
 
-    root = Path(promptlint.__file__).parent
+    root = os.path.dirname(promptlint.__file__)
     h = hashlib.sha256(getattr(promptlint, "__version__", "").encode())
-    for folder in (root, root.parent / "rules"):
-        if not folder.is_dir():
-            continue
-        for path in sorted(folder.rglob("*")):
-            if path.suffix in (".py", ".toml", ".md") and path.is_file():
-                st = path.stat()
-                h.update(f"{path.relative_to(folder)}:{st.st_size}:{st.st_mtime_ns};".encode())
+    for folder in (root, os.path.join(os.path.dirname(root), "rules")):
+        found = []
+        for here, _, names in os.walk(folder):
+            found += [os.path.join(here, n) for n in names if n.endswith((".py", ".toml", ".md"))]
+        for path, name in zip(sorted(found), _relative_names(folder, sorted(found))):
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            h.update(f"{name}:{st.st_size}:{st.st_mtime_ns};".encode("utf-8", "surrogateescape"))
     return h.hexdigest()
 
 
@@ -132,19 +135,19 @@ class ResultCache:
         the sha256 was taken (an edit in the same clock tick keeps its mtime:
         git's "racily clean" case), which is read and hashed again."""
         if root not in self._trees:
-            from promptlint.discover import python_files
+            from promptlint.discover import python_file_names
 
-            files = python_files(Path(root))
+            files = python_file_names(root)
             self._trees[root] = None if files is None else self._tree_contents(root, files)
         return self._trees[root]
 
-    def _tree_contents(self, root: str, files: list[Path]) -> str:
+    def _tree_contents(self, root: str, files: list[str]) -> str:
         stats, newest = hashlib.sha256(), 0
-        for f in files:
+        names = _relative_names(root, files)
+        for f, name in zip(files, names):
             try:
-                st = f.stat()
-                stats.update(f"{f.relative_to(root)}\0{st.st_size}\0{st.st_mtime_ns}\0".encode(
-                    "utf-8", "surrogateescape"))
+                st = os.stat(f)
+                stats.update(f"{name}\0{st.st_size}\0{st.st_mtime_ns}\0".encode("utf-8", "surrogateescape"))
                 newest = max(newest, st.st_mtime_ns)
             except OSError:
                 stats.update(f"{f}: unreadable\0".encode("utf-8", "surrogateescape"))
@@ -157,9 +160,10 @@ class ResultCache:
             pass
         taken = time.time_ns()
         h = hashlib.sha256()
-        for f in files:
+        for f, name in zip(files, names):
             try:
-                h.update(f"{f.relative_to(root)}\0".encode("utf-8", "surrogateescape") + f.read_bytes() + b"\0")
+                with open(f, "rb") as data:
+                    h.update(f"{name}\0".encode("utf-8", "surrogateescape") + data.read() + b"\0")
             except OSError:
                 h.update(f"{f}: unreadable\0".encode("utf-8", "surrogateescape"))
         sha = h.hexdigest()
@@ -210,6 +214,12 @@ class ResultCache:
             atomic_write_bytes(self._entry(path), json.dumps(data, separators=(",", ":")).encode())
         except OSError:
             pass  # an unwritable cache only costs the next run its speed
+
+
+def _relative_names(root: str, files: list[str]) -> list[str]:
+    """Each file's path relative to `root` (the walk's files lie under it)."""
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    return [f[len(prefix):] if f.startswith(prefix) else str(Path(f).relative_to(root)) for f in files]
 
 
 # ---------------------------------------------------------------- (de)serialising

@@ -12,7 +12,6 @@ import datetime as _dt
 import difflib
 import functools
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,7 +89,21 @@ def table_bytes() -> bytes:
 
 @functools.lru_cache(maxsize=1)
 def _raw_table() -> dict[str, Any]:
-    return tomllib.loads(table_bytes().decode("utf-8"))
+    """The table as parsed, kept as JSON in the user cache by the sha256 of
+    its bytes (parsing the TOML is a tenth of a warm `check` run)."""
+    import hashlib
+
+    from promptlint.fsutil import read_cached_json, store_cached_json
+
+    data = table_bytes()
+    key = hashlib.sha256(data).hexdigest()[:32]
+    table = read_cached_json("providers", key)
+    if not isinstance(table, dict):
+        import tomllib
+
+        table = tomllib.loads(data.decode("utf-8"))
+        store_cached_json("providers", key, table)
+    return table
 
 
 def table_date() -> _dt.date:

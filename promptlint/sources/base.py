@@ -3,6 +3,8 @@ a file's text safely, and mapping decoded strings back to file offsets."""
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -204,6 +206,10 @@ def read_source(path: Path, ctx: SourceContext) -> SourceFile:
     return SourceFile(path, text, display)
 
 
+_BREAK = re.compile(r"[\r\n]")
+_ESCAPE_OR_BREAK = re.compile(r"[\\\r\n]")
+
+
 def align_offsets(raw: str, decoded: str, base: int, escapes: bool = True) -> list[int]:
     """Map each character of `decoded` (a YAML/JSON string value) to the
     offset in the file of the `raw` source text it came from, which starts at
@@ -222,7 +228,21 @@ def align_offsets(raw: str, decoded: str, base: int, escapes: bool = True) -> li
             i += 1
         return i
 
-    for ch in decoded:
+    special = _ESCAPE_OR_BREAK if escapes else _BREAK
+    i, end = 0, len(decoded)
+    tried = -1  # a plain run is tried once from its first character: linear even where it differs
+    while i < end:
+        if p > tried:  # a run of plain characters (no backslash, no line break) maps one to one
+            stop = special.search(raw, p)
+            run = (stop.start() if stop else n) - p
+            tried = p + run
+            if run > 1 and decoded.startswith(raw[p:p + run], i):
+                out.extend(range(base + p, base + p + run))
+                p += run
+                i += run
+                continue
+        ch = decoded[i]
+        i += 1
         while escapes and p + 1 < n and raw[p] == "\\" and raw[p + 1] in "\r\n":
             p = past_break(p + 1)  # an escaped line break decodes to nothing
         if p < n and raw[p] == ch and (ch != "\\" or not escapes):
