@@ -418,6 +418,20 @@ if given is not None:
         [slot] = t.slots()
         assert slot.span.source_text == "{{ user_name }}"
 
+    @settings(max_examples=200, deadline=None)
+    @given(value=st.text(st.characters(blacklist_categories=("Cs",)), max_size=40), ascii_only=st.booleans())
+    def test_every_decoded_character_maps_to_its_source(value, ascii_only):
+        """align_offsets (runs of plain characters mapped at once): each character of a JSON
+        string points at itself in the file or at the backslash of its escape, in order."""
+        from promptlint.sources.base import align_offsets
+
+        raw = json.dumps(value, ensure_ascii=ascii_only)[1:-1]
+        offsets = align_offsets(raw, value, 7)
+        assert len(offsets) == len(value) + 1 and offsets[-1] == 7 + len(raw)
+        assert offsets == sorted(offsets)
+        for ch, at in zip(value, offsets):
+            assert raw[at - 7] in (ch, "\\")
+
 
 # ------------------------------------------------------------- fast path (PyYAML) against ruamel
 
