@@ -49,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     target = args.dir.resolve()
     env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     env.pop("PROMPTLINT_NO_CACHE", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # .pyc files written as on a user's machine
     times: dict[str, list[float]] = {"no-cache": [], "cold": [], "warm": []}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "results"

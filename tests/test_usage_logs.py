@@ -391,3 +391,39 @@ def test_modules_import_without_torch_or_verify():
             "or m.startswith('promptlint.verify') or m.startswith('promptlint.tokenizers')])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
+
+
+def test_records_are_read_one_line_at_a_time():
+    """iter_records never reads ahead: three records cost three lines of a long log."""
+    import itertools
+
+    from promptlint.usage.parse import iter_records
+
+    line = (DATA / "openai-chat.jsonl").read_bytes().splitlines()[0]
+    consumed = []
+
+    def log():
+        for number in range(1, 1001):
+            consumed.append(number)
+            yield line + b"\n"
+
+    first = list(itertools.islice(iter_records(log(), "log", []), 3))
+    assert [r.line for r in first] == [1, 2, 3] and consumed == [1, 2, 3]
+
+
+def test_the_fast_decoder_refusing_a_line_keeps_the_standard_reading():
+    """orjson is stricter than json: NaN, huge integers and lone surrogates
+    fall back to json.loads and read (or fail) exactly as before."""
+    from promptlint.usage.parse import iter_records
+
+    lines = [b'{"usage": {"prompt_tokens": NaN}}', b'{"usage": {"prompt_tokens": 5, "x": "\\ud800"}}',
+             b'{"usage": {"prompt_tokens": 99999999999999999999999}}', b"\xff{}", b'{"usage": {"prompt_tokens": 1}']
+    errors: list[SourceError] = []
+    records = list(iter_records(lines, "log", errors))
+    assert [r.prompt_tokens for r in records] == [5]
+    assert [(e.line, e.message) for e in errors] == [
+        (1, "usage.prompt_tokens must be an integer, got nan"),
+        (3, "usage.prompt_tokens is too large to be a token count"),
+        (4, "not UTF-8 text: invalid start byte at byte 0"),
+        (5, "bad JSON: Expecting ',' delimiter"),
+    ]

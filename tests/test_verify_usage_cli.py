@@ -55,3 +55,55 @@ def test_malformed_usage_lines_are_reported_with_line_numbers_and_the_rest_count
     assert any("malformed.jsonl:2:141: bad JSON" in line for line in lines)
     report = json.loads(proc.stdout)
     assert report["totals"]["requests"] == 2  # lines 1 and 8 still counted
+
+
+# ------------------------------------------------------------- streaming: compressed, stdin, capped errors
+
+
+def _report(proc) -> dict:
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_gzip_zstandard_and_stdin_logs_give_the_plain_log_s_report(tmp_path):
+    import gzip
+
+    import zstandard
+
+    data = (USAGE / "pairs.jsonl").read_bytes()
+    (tmp_path / "pairs.jsonl.gz").write_bytes(gzip.compress(data))
+    (tmp_path / "pairs.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(data))
+    args = (str(SEED), str(TICKET), "--format", "json")
+    plain = _report(run("--usage-log", str(USAGE / "pairs.jsonl"), *args))
+    assert _report(run("--usage-log", str(tmp_path / "pairs.jsonl.gz"), *args)) == plain
+    assert _report(run("--usage-log", str(tmp_path / "pairs.jsonl.zst"), *args)) == plain
+    piped = subprocess.run([sys.executable, "-m", "promptlint", "verify", "--usage-log", "-", *args], input=data,
+                           capture_output=True, cwd=REPO, timeout=300)
+    assert piped.returncode == 0 and json.loads(piped.stdout) == plain
+
+
+def test_a_truncated_gzip_log_counts_what_was_read_and_says_where_it_stopped(tmp_path):
+    import gzip
+
+    lines = (USAGE / "openai-chat.jsonl").read_bytes().splitlines(keepends=True)
+    blob = gzip.compress(b"".join(lines * 200))
+    (tmp_path / "cut.jsonl.gz").write_bytes(blob[: len(blob) // 2])
+    proc = run("--usage-log", str(tmp_path / "cut.jsonl.gz"), "--format", "json")
+    assert proc.returncode == 2
+    [error] = proc.stderr.strip().splitlines()
+    assert error.startswith(f"{tmp_path / 'cut.jsonl.gz'}:") and "cannot read usage log" in error
+    line = int(error.split(":")[1])
+    assert 1 < line < len(lines) * 200
+    read = json.loads(proc.stdout)["totals"]["requests"]
+    assert 0 < read < line  # every whole line before the break, no more
+
+
+def test_bad_lines_past_the_cap_are_counted_in_one_line(tmp_path):
+    good = (USAGE / "openai-chat.jsonl").read_text().splitlines()[0]
+    (tmp_path / "bad.jsonl").write_text("\n".join(["{not json"] * 250 + [good]) + "\n")
+    proc = run("--usage-log", str(tmp_path / "bad.jsonl"), "--format", "json")
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 101 and lines[0].startswith(f"{tmp_path / 'bad.jsonl'}:1:2: bad JSON")
+    assert lines[-1] == f"{tmp_path / 'bad.jsonl'}: 150 more bad lines not shown (250 in all; the first 100 are above)"
+    assert json.loads(proc.stdout)["totals"]["requests"] == 1

@@ -73,10 +73,11 @@ def _groups(paths, config_path, shape, requests_file, errors):
               help="Config file (default: promptlint.toml or [tool.promptlint] in pyproject.toml, found upward).")
 @click.option("--requests", "requests_file", type=click.Path(path_type=Path, dir_okay=False, exists=True),
               help="Replay recorded requests (JSONL, OpenAI messages form) instead of rendering PATHS.")
-@click.option("--usage-log", type=click.Path(path_type=Path, dir_okay=False, exists=True),
-              help="Read logged API responses (JSONL: OpenAI, Anthropic, Gemini) instead of replaying: the real "
-                   "cached-token rate per prompt (matched to PATHS' templates, or by a route field) and the money "
-                   "lost against the audit's prediction.")
+@click.option("--usage-log", type=click.Path(path_type=Path, dir_okay=False, exists=True, allow_dash=True),
+              help="Read logged API responses (JSONL: OpenAI, Anthropic, Gemini; .gz and .zst read as they are, "
+                   "- for standard input) instead of replaying: the real cached-token rate per prompt (matched to "
+                   "PATHS' templates, or by a route field) and the money lost against the audit's prediction. "
+                   "Read as a stream: memory grows with the prompts and models of the log, not its lines.")
 @click.option("--engine", "engine_kind", type=click.Choice(["builtin", "http"]), default="builtin", show_default=True,
               help="builtin: torch + transformers here; http: an OpenAI-compatible server at --base-url.")
 @click.option("--base-url", help="http engine: the server's OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1.")
@@ -239,17 +240,19 @@ def _run_http(groups, errors, base_url, server_kind, api, served_model, tokenize
 
 
 def _run_usage(paths, config_path, usage_log, fmt, output):
-    """Logged responses grouped per prompt, beside the audit's prediction."""
+    """Logged responses grouped per prompt, beside the audit's prediction:
+    the log is read as a stream (per group and model only counters), after
+    the templates it is matched against are audited."""
     from promptlint.audit import audit_template, find_candidates, load_templates
     from promptlint.commands.options import _prepare
     from promptlint.economics.providers import load_table
-    from promptlint.usage.group import group_records
-    from promptlint.usage.parse import read_usage_log
+    from promptlint.usage.group import Router
+    from promptlint.usage.parse import CappedErrors, iter_records
     from promptlint.usage.report import render
-    from promptlint.usage.summary import predictor_from_audit, summarize
+    from promptlint.usage.source import open_log
+    from promptlint.usage.summary import UsageTally, predictor_from_audit
 
     errors: list = []
-    records = read_usage_log(usage_log, str(usage_log), errors)
     templates, results, config = [], [], None
     if paths:
         prepared, missing = _prepare(paths, config_path, ())
@@ -262,9 +265,21 @@ def _run_usage(paths, config_path, usage_log, fmt, output):
     if config is None:
         from promptlint import config as config_mod
 
-        config = config_mod.load(usage_log, config_path)
-    summary = summarize(group_records(records, templates), load_table(config.models or None),
-                        predictor_from_audit(results, "global", config))
-    _emit(errors, render(summary, "json" if fmt == "json" else "text"), output)
+        config = config_mod.load(Path(".") if str(usage_log) == "-" else usage_log, config_path)
+    router = Router(templates)
+    tally = UsageTally(load_table(config.models or None), predictor_from_audit(results, "global", config))
+    line_errors = CappedErrors()
+    display = "<stdin>" if str(usage_log) == "-" else str(usage_log)
+    try:
+        with open_log(usage_log) as handle:
+            for record in iter_records(handle, display, line_errors):
+                tally.add(router.group_of(record), record)
+    except OSError as exc:
+        from promptlint.ir import SourceError
+
+        line_errors.append(SourceError(display, 1, f"cannot read usage log: {exc.strerror or exc}"))
+    dropped = line_errors.summary(display)
+    errors = list(line_errors) + ([dropped] if dropped else []) + errors
+    _emit(errors, render(tally.summary(router.all_groups()), "json" if fmt == "json" else "text"), output)
     if errors:
         sys.exit(EXIT_ERROR)

@@ -62,7 +62,8 @@ class UsageGroup:
     name: str
     how: str
     template: PromptTemplate | None = None
-    records: list[UsageRecord] = field(default_factory=list)
+    records: list[UsageRecord] = field(default_factory=list)  # kept by group_records, not by a stream
+    requests: int = 0  # records routed here
 
 
 @dataclass(frozen=True)
@@ -156,34 +157,51 @@ def _by_route(route: str, templates: Sequence[PromptTemplate]) -> PromptTemplate
     return None
 
 
-def group_records(records: Iterable[UsageRecord],
-                  templates: Sequence[PromptTemplate] = ()) -> list[UsageGroup]:
-    """Records per prompt, groups in order of first appearance and
-    ``(unmatched)`` last."""
-    templates = list(templates)
-    statics = [static_text(t) for t in templates]
-    groups: dict[str, UsageGroup] = {}
-    unmatched = UsageGroup(UNMATCHED, UNMATCHED, "unmatched")
-    for record in records:
+class Router:
+    """The group of each record, one record at a time (a stream keeps no
+    records, only its groups): by the record's route, else by the template
+    its request's text matches; groups in order of first appearance."""
+
+    def __init__(self, templates: Sequence[PromptTemplate] = ()) -> None:
+        self.templates = list(templates)
+        self.statics = [static_text(t) for t in self.templates]
+        self.groups: dict[str, UsageGroup] = {}
+        self.unmatched = UsageGroup(UNMATCHED, UNMATCHED, "unmatched")
+
+    def group_of(self, record: UsageRecord) -> UsageGroup:
         template = None
         if record.route is not None:
-            template = _by_route(record.route, templates)
+            template = _by_route(record.route, self.templates)
             how = "route"
-        elif record.request_messages and templates:
-            template = match_template(record.request_messages, templates, statics)
+        elif record.request_messages and self.templates:
+            template = match_template(record.request_messages, self.templates, self.statics)
             how = "template"
         if template is not None:
             key, name = template.location(), template.name
         elif record.route is not None:
             key, name = record.route, record.route
         else:
-            unmatched.records.append(record)
-            continue
-        group = groups.get(key)
+            self.unmatched.requests += 1
+            return self.unmatched
+        group = self.groups.get(key)
         if group is None:
-            group = groups[key] = UsageGroup(key, name, how, template)
-        group.records.append(record)
-    out = list(groups.values())
-    if unmatched.records:
-        out.append(unmatched)
-    return out
+            group = self.groups[key] = UsageGroup(key, name, how, template)
+        group.requests += 1
+        return group
+
+    def all_groups(self) -> list[UsageGroup]:
+        """The groups seen, ``(unmatched)`` last (when a record went there)."""
+        out = list(self.groups.values())
+        if self.unmatched.requests:
+            out.append(self.unmatched)
+        return out
+
+
+def group_records(records: Iterable[UsageRecord],
+                  templates: Sequence[PromptTemplate] = ()) -> list[UsageGroup]:
+    """Records per prompt, groups in order of first appearance and
+    ``(unmatched)`` last (each group keeps its records)."""
+    router = Router(templates)
+    for record in records:
+        router.group_of(record).records.append(record)
+    return router.all_groups()

@@ -55,14 +55,14 @@ read. Blank lines are skipped; a UTF-8 byte-order mark is tolerated.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from promptlint.ir import SourceError
 
-__all__ = ["UsageRecord", "parse_lines", "parse_record", "read_usage_log", "request_messages"]
+__all__ = ["CappedErrors", "UsageRecord", "iter_records", "parse_lines", "parse_record", "read_usage_log", "request_messages"]
 
 # api names, one per recognised response shape
 CHAT = "chat.completions"
@@ -71,7 +71,7 @@ MESSAGES = "messages"
 GENERATE = "generateContent"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ is most of the cost of a line
 class UsageRecord:
     """One logged request's prompt-cache usage, the same for every provider.
 
@@ -111,10 +111,14 @@ class UsageRecord:
 
 # ---------------------------------------------------------------- numbers
 
+MAX_COUNT = 2**53  # past this JSON decoders disagree on integers (floats lose them)
+
 
 def _count(obj: dict, key: str, where: str, required: bool = False) -> int:
     """A token count: a non-negative integer; absent or null is 0 unless required."""
     value = obj.get(key) if isinstance(obj, dict) else None
+    if type(value) is int and 0 <= value < MAX_COUNT:  # nearly every count: the checks below are for the rest
+        return value
     if value is None:
         if required:
             raise ValueError(f"no {where}{key} (the prompt-token count) in the usage")
@@ -125,6 +129,8 @@ def _count(obj: dict, key: str, where: str, required: bool = False) -> int:
         raise ValueError(f"{where}{key} must be an integer, got {value!r}")
     if value < 0:
         raise ValueError(f"{where}{key} must be >= 0, got {value}")
+    if value >= MAX_COUNT:  # decoders differ past 2**53 (orjson reads a float): no count is that large
+        raise ValueError(f"{where}{key} is too large to be a token count")
     return value
 
 
@@ -364,35 +370,104 @@ def parse_record(record: Any, line: int = 1, path: str = "") -> UsageRecord:
     )
 
 
-def parse_lines(lines: Iterable[bytes | str], display: str, errors: list[SourceError]) -> list[UsageRecord]:
-    """Records from JSONL lines (bytes or text); an unreadable line is an
-    error with its line number and the others are still read."""
-    records: list[UsageRecord] = []
-    for number, raw in enumerate(lines, start=1):
-        if isinstance(raw, bytes):
-            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-            try:
-                raw = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                errors.append(SourceError(display, number, f"not UTF-8 text: {exc.reason} at byte {exc.start}",
-                                          col=exc.start + 1))
+class CappedErrors(list):
+    """Line errors, the first `limit` kept and the rest counted: a log that
+    is bad on every line still reads in bounded memory and says how many."""
+
+    def __init__(self, limit: int = 100) -> None:
+        super().__init__()
+        self.limit = limit
+        self.dropped = 0
+
+    def append(self, error) -> None:
+        if len(self) < self.limit:
+            super().append(error)
+        else:
+            self.dropped += 1
+
+    def summary(self, display: str) -> str | None:
+        """One line for the errors not kept, None when none was dropped."""
+        if not self.dropped:
+            return None
+        return (f"{display}: {self.dropped:,} more bad lines not shown ({len(self) + self.dropped:,} in all; "
+                f"the first {self.limit:,} are above)")
+
+
+def _loads():
+    """orjson's decoder where it is installed (several times the standard
+    library's on short lines); json's otherwise. Both give the same values."""
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - a dependency
+        return json.loads, ValueError
+    return orjson.loads, orjson.JSONDecodeError
+
+
+def iter_records(lines: Iterable[bytes | str], display: str, errors: list[SourceError]) -> Iterator[UsageRecord]:
+    """Records from JSONL lines (bytes or text), one at a time, so a log of
+    any length is read in constant memory; an unreadable line is an error
+    with its line number and the others are still read."""
+    from promptlint.usage.source import read_errors
+
+    counted = _Counted(lines)
+    try:
+        yield from _records(counted, display, errors)
+    except read_errors() as exc:  # a truncated or corrupt file: what was read before counts
+        errors.append(SourceError(display, counted.number + 1, f"cannot read usage log: {exc}"))
+
+
+class _Counted:
+    """Lines numbered from 1, remembering the last number read."""
+
+    def __init__(self, lines: Iterable[bytes | str]) -> None:
+        self.lines, self.number = lines, 0
+
+    def __iter__(self):
+        for self.number, raw in enumerate(self.lines, start=1):
+            yield self.number, raw
+
+
+def _records(counted: _Counted, display: str, errors: list[SourceError]) -> Iterator[UsageRecord]:
+    loads, decode_error = _loads()
+    for number, raw in counted:
+        if number == 1:
+            raw = raw[3:] if isinstance(raw, bytes) and raw.startswith(b"\xef\xbb\xbf") else \
+                raw.lstrip("\ufeff") if isinstance(raw, str) else raw
+        if not raw.strip():
+            continue
+        try:
+            value = loads(raw)
+        except decode_error:  # the standard library's reading says where and what, as before
+            value = _slow_value(raw, number, display, errors)
+            if value is None:
                 continue
-        elif number == 1:
-            raw = raw.lstrip("\ufeff")
-        raw = raw.rstrip()  # the newline, so that a column points into the line
-        if not raw:
-            continue
         try:
-            value = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            errors.append(SourceError(display, number, f"bad JSON: {exc.msg}", col=exc.colno))
-            continue
-        try:
-            records.append(parse_record(value, number, display))
+            yield parse_record(value, number, display)
         except ValueError as exc:
             errors.append(SourceError(display, number, str(exc)))
-    return records
+
+
+def _slow_value(raw: bytes | str, number: int, display: str, errors: list[SourceError]):
+    """A line the fast decoder refused: its JSON value by json.loads, or None
+    with the error (invalid UTF-8 or bad JSON, with its column) recorded."""
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            errors.append(SourceError(display, number, f"not UTF-8 text: {exc.reason} at byte {exc.start}",
+                                      col=exc.start + 1))
+            return None
+    raw = raw.rstrip()  # the newline, so that a column points into the line
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        errors.append(SourceError(display, number, f"bad JSON: {exc.msg}", col=exc.colno))
+        return None
+
+
+def parse_lines(lines: Iterable[bytes | str], display: str, errors: list[SourceError]) -> list[UsageRecord]:
+    """Every record of iter_records, as a list."""
+    return list(iter_records(lines, display, errors))
 
 
 def read_usage_log(path: Path | str, display: str | None = None,
@@ -400,11 +475,13 @@ def read_usage_log(path: Path | str, display: str | None = None,
     """Every record in a JSONL usage log. Errors go to ``errors`` (a new list
     when None: pass one to see them), one per bad line; an unreadable file is
     one error at line 1."""
+    from promptlint.usage.source import open_log
+
     path = Path(path)
     display = display or str(path)
     errors = [] if errors is None else errors
     try:
-        with path.open("rb") as handle:
+        with open_log(path) as handle:
             return parse_lines(handle, display, errors)
     except OSError as exc:
         errors.append(SourceError(display, 1, f"cannot read usage log: {exc.strerror or exc}"))

@@ -53,6 +53,7 @@ __all__ = [
     "ModelCost",
     "Predicted",
     "UsageSummary",
+    "UsageTally",
     "predictor_from_audit",
     "record_cost",
     "resolve_model",
@@ -282,52 +283,82 @@ def _prediction(predicted: Predicted | None, group: UsageGroup, spec: ModelSpec)
     return None if value is None else int(value)
 
 
+class UsageTally:
+    """Each group's usage and money, one record at a time: per group and
+    model only counters, so memory grows with the groups and models of a
+    log, not its lines. ``table`` and ``predicted`` as in `summarize`."""
+
+    def __init__(self, table: dict[str, ModelSpec] | None = None, predicted: Predicted | None = None) -> None:
+        self.table = load_table() if table is None else table
+        self.predicted = predicted
+        self._resolved: dict[str | None, tuple[ModelSpec | None, str]] = {}
+        self._groups: dict[int, tuple[UsageGroup, dict[str | None, ModelCost]]] = {}
+
+    def add(self, group: UsageGroup, record: UsageRecord) -> None:
+        entry = self._groups.get(id(group))
+        if entry is None:
+            entry = self._groups[id(group)] = (group, {})
+        per_model = entry[1]
+        cost = per_model.get(record.model)
+        if cost is None:
+            cost = per_model[record.model] = self._model_cost(group, record.model)
+        cost.requests += 1
+        cost.prompt_tokens += record.prompt_tokens
+        cost.cached_tokens += record.cached_tokens
+        cost.cache_write_tokens += record.cache_write_tokens
+        cost.cache_write_1h_tokens += record.cache_write_1h_tokens
+        cost.output_tokens += record.output_tokens
+        if cost.spec is not None:
+            cost.actual_cost += record_cost(record, cost.spec)
+            if cost.predicted_cached_per_request is not None:
+                cost.predicted_cost += _predicted_cost(record, cost.spec, cost.predicted_cached_per_request)
+
+    def _model_cost(self, group: UsageGroup, model: str | None) -> ModelCost:
+        if model not in self._resolved:
+            self._resolved[model] = resolve_model(model, self.table)
+        spec, note = self._resolved[model]
+        cost = ModelCost(model, spec, note)
+        if spec is not None:
+            cost.price_source = _price_source(spec)
+            cost.actual_cost = 0.0
+            cost.predicted_cached_per_request = _prediction(self.predicted, group, spec)
+            if cost.predicted_cached_per_request is not None:
+                cost.predicted_cost = 0.0
+        return cost
+
+    def summary(self, groups: Iterable[UsageGroup]) -> UsageSummary:
+        """The summary of `groups`, in their order (a group no record reached is left out)."""
+        out = []
+        for group in groups:
+            entry = self._groups.get(id(group))
+            if entry is None:
+                continue
+            models = list(entry[1].values())
+            out.append(GroupSummary(
+                key=group.key, name=group.name, how=group.how,
+                location=group.template.location() if group.template is not None else None,
+                requests=sum(m.requests for m in models),
+                prompt_tokens=sum(m.prompt_tokens for m in models),
+                cached_tokens=sum(m.cached_tokens for m in models),
+                cache_write_tokens=sum(m.cache_write_tokens for m in models),
+                output_tokens=sum(m.output_tokens for m in models),
+                models=models,
+            ))
+        return UsageSummary(out, table_date(), _table_source())
+
+
 def summarize(groups: Iterable[UsageGroup], table: dict[str, ModelSpec] | None = None,
               predicted: Predicted | None = None) -> UsageSummary:
     """Each group's usage and money. ``table`` is the provider table (default:
     the packaged one; pass ``load_table(config.models)`` for overrides);
     ``predicted`` gives the audit's cached tokens per request per group (see
     `Predicted` and `predictor_from_audit`)."""
-    table = load_table() if table is None else table
-    resolved: dict[str | None, tuple[ModelSpec | None, str]] = {}
-    out: list[GroupSummary] = []
+    groups = list(groups)
+    tally = UsageTally(table, predicted)
     for group in groups:
-        records = group.records
-        per_model: dict[str | None, ModelCost] = {}
-        for record in records:
-            cost = per_model.get(record.model)
-            if cost is None:
-                if record.model not in resolved:
-                    resolved[record.model] = resolve_model(record.model, table)
-                spec, note = resolved[record.model]
-                cost = per_model[record.model] = ModelCost(record.model, spec, note)
-                if spec is not None:
-                    cost.price_source = _price_source(spec)
-                    cost.actual_cost = 0.0
-                    cost.predicted_cached_per_request = _prediction(predicted, group, spec)
-                    if cost.predicted_cached_per_request is not None:
-                        cost.predicted_cost = 0.0
-            cost.requests += 1
-            cost.prompt_tokens += record.prompt_tokens
-            cost.cached_tokens += record.cached_tokens
-            cost.cache_write_tokens += record.cache_write_tokens
-            cost.cache_write_1h_tokens += record.cache_write_1h_tokens
-            cost.output_tokens += record.output_tokens
-            if cost.spec is not None:
-                cost.actual_cost += record_cost(record, cost.spec)
-                if cost.predicted_cached_per_request is not None:
-                    cost.predicted_cost += _predicted_cost(record, cost.spec, cost.predicted_cached_per_request)
-        out.append(GroupSummary(
-            key=group.key, name=group.name, how=group.how,
-            location=group.template.location() if group.template is not None else None,
-            requests=len(records),
-            prompt_tokens=sum(r.prompt_tokens for r in records),
-            cached_tokens=sum(r.cached_tokens for r in records),
-            cache_write_tokens=sum(r.cache_write_tokens for r in records),
-            output_tokens=sum(r.output_tokens for r in records),
-            models=list(per_model.values()),
-        ))
-    return UsageSummary(out, table_date(), _table_source())
+        for record in group.records:
+            tally.add(group, record)
+    return tally.summary(groups)
 
 
 def predictor_from_audit(results: Iterable, scope: str = "global", config=None
