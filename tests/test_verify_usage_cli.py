@@ -107,3 +107,41 @@ def test_bad_lines_past_the_cap_are_counted_in_one_line(tmp_path):
     assert len(lines) == 101 and lines[0].startswith(f"{tmp_path / 'bad.jsonl'}:1:2: bad JSON")
     assert lines[-1] == f"{tmp_path / 'bad.jsonl'}: 150 more bad lines not shown (250 in all; the first 100 are above)"
     assert json.loads(proc.stdout)["totals"]["requests"] == 1
+
+
+def _to_parquet(jsonl: Path, parquet: Path) -> None:
+    """The JSONL log as a warehouse exports it: one row per line, one schema
+    for all rows (a field a line lacks is null in its row)."""
+    import duckdb
+
+    duckdb.connect().execute(f"COPY (SELECT * FROM read_json_auto('{jsonl}', format='newline_delimited')) "
+                             f"TO '{parquet}' (FORMAT parquet)")
+
+
+def test_a_parquet_log_gives_the_jsonl_log_s_report(tmp_path):
+    args = (str(SEED), str(TICKET), "--format", "json")
+    for name in ("pairs.jsonl", "anthropic.jsonl", "gemini.jsonl", "openai-responses.jsonl"):
+        _to_parquet(USAGE / name, tmp_path / f"{name}.parquet")
+        assert _report(run("--usage-log", str(tmp_path / f"{name}.parquet"), *args)) == \
+            _report(run("--usage-log", str(USAGE / name), *args)), name
+
+
+def test_a_bad_parquet_row_is_an_error_with_its_row_number(tmp_path):
+    import duckdb
+
+    duckdb.connect().execute(
+        "COPY (SELECT * FROM (VALUES ({'prompt_tokens': 10, 'completion_tokens': 1}, 'gpt-4.1'), "
+        "({'prompt_tokens': -3, 'completion_tokens': 1}, 'gpt-4.1')) AS t(usage, model)) "
+        f"TO '{tmp_path / 'log.parquet'}' (FORMAT parquet)")
+    proc = run("--usage-log", str(tmp_path / "log.parquet"), "--format", "json")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"{tmp_path / 'log.parquet'}:2:1: usage.prompt_tokens must be >= 0, got -3"
+    assert json.loads(proc.stdout)["totals"]["requests"] == 1
+
+
+def test_a_file_that_is_not_parquet_is_one_error(tmp_path):
+    (tmp_path / "log.parquet").write_text("not parquet")
+    proc = run("--usage-log", str(tmp_path / "log.parquet"), "--format", "json")
+    assert proc.returncode == 2
+    [error] = proc.stderr.strip().splitlines()
+    assert error.startswith(f"{tmp_path / 'log.parquet'}:1:1: cannot read usage log:") and "Parquet" in error

@@ -67,15 +67,34 @@ def _groups(paths, config_path, shape, requests_file, errors):
     return out
 
 
+def _usage_log_path(ctx, param, value):
+    """--usage-log: `-`, a remote Parquet URL (DuckDB reads it), or a file that exists."""
+    if value is None or value == "-":
+        return value
+    from promptlint.usage.parquet import REMOTE, is_parquet
+
+    if value.startswith(REMOTE):
+        if not is_parquet(value):
+            raise click.BadParameter(f"{value}: only Parquet logs are read from a URL (through DuckDB)")
+        return value
+    path = Path(value)
+    if not path.exists():
+        raise click.BadParameter(f"File '{value}' does not exist.")
+    if path.is_dir():
+        raise click.BadParameter(f"File '{value}' is a directory.")
+    return path
+
+
 @click.command(short_help="Replay prompts through a caching engine: measured reuse.")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Config file (default: promptlint.toml or [tool.promptlint] in pyproject.toml, found upward).")
 @click.option("--requests", "requests_file", type=click.Path(path_type=Path, dir_okay=False, exists=True),
               help="Replay recorded requests (JSONL, OpenAI messages form) instead of rendering PATHS.")
-@click.option("--usage-log", type=click.Path(path_type=Path, dir_okay=False, exists=True, allow_dash=True),
+@click.option("--usage-log", callback=_usage_log_path, metavar="LOG",
               help="Read logged API responses (JSONL: OpenAI, Anthropic, Gemini; .gz and .zst read as they are, "
-                   "- for standard input) instead of replaying: the real cached-token rate per prompt (matched to "
+                   "- for standard input; .parquet through DuckDB, also at an s3://, gs:// or https:// URL DuckDB "
+                   "is configured for) instead of replaying: the real cached-token rate per prompt (matched to "
                    "PATHS' templates, or by a route field) and the money lost against the audit's prediction. "
                    "Read as a stream: memory grows with the prompts and models of the log, not its lines.")
 @click.option("--engine", "engine_kind", type=click.Choice(["builtin", "http"]), default="builtin", show_default=True,
@@ -247,9 +266,9 @@ def _run_usage(paths, config_path, usage_log, fmt, output):
     from promptlint.commands.options import _prepare
     from promptlint.economics.providers import load_table
     from promptlint.usage.group import Router
-    from promptlint.usage.parse import CappedErrors, iter_records
+    from promptlint.usage.parse import CappedErrors
     from promptlint.usage.report import render
-    from promptlint.usage.source import open_log
+    from promptlint.usage.source import records_of
     from promptlint.usage.summary import UsageTally, predictor_from_audit
 
     errors: list = []
@@ -265,14 +284,14 @@ def _run_usage(paths, config_path, usage_log, fmt, output):
     if config is None:
         from promptlint import config as config_mod
 
-        config = config_mod.load(Path(".") if str(usage_log) == "-" else usage_log, config_path)
+        config = config_mod.load(usage_log if isinstance(usage_log, Path) else Path("."), config_path)
     router = Router(templates)
     tally = UsageTally(load_table(config.models or None), predictor_from_audit(results, "global", config))
     line_errors = CappedErrors()
     display = "<stdin>" if str(usage_log) == "-" else str(usage_log)
     try:
-        with open_log(usage_log) as handle:
-            for record in iter_records(handle, display, line_errors):
+        with records_of(usage_log, display, line_errors) as records:
+            for record in records:
                 tally.add(router.group_of(record), record)
     except OSError as exc:
         from promptlint.ir import SourceError

@@ -475,14 +475,13 @@ def read_usage_log(path: Path | str, display: str | None = None,
     """Every record in a JSONL usage log. Errors go to ``errors`` (a new list
     when None: pass one to see them), one per bad line; an unreadable file is
     one error at line 1."""
-    from promptlint.usage.source import open_log
+    from promptlint.usage.source import records_of
 
-    path = Path(path)
     display = display or str(path)
     errors = [] if errors is None else errors
     try:
-        with open_log(path) as handle:
-            return parse_lines(handle, display, errors)
+        with records_of(path, display, errors) as records:
+            return list(records)
     except OSError as exc:
         errors.append(SourceError(display, 1, f"cannot read usage log: {exc.strerror or exc}"))
         return []

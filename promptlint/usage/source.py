@@ -52,3 +52,19 @@ def read_errors() -> tuple[type[BaseException], ...]:
     except ImportError:  # pragma: no cover - a dependency
         return found
     return found + (zstandard.ZstdError,)
+
+
+@contextmanager
+def records_of(path: Path | str, display: str, errors: list):
+    """The usage records of a log, one at a time: JSONL (plain, `.gz`,
+    `.zst`, or `-` for standard input) or Parquet (`.parquet`, through
+    DuckDB, local or a remote URL DuckDB is configured for)."""
+    from promptlint.usage.parquet import is_parquet, parquet_records
+    from promptlint.usage.parse import iter_records
+
+    name = str(path)
+    if is_parquet(name):
+        yield parquet_records(name, display, errors)
+        return
+    with open_log(name) as handle:
+        yield iter_records(handle, display, errors)
