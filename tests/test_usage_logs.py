@@ -427,3 +427,18 @@ def test_the_fast_decoder_refusing_a_line_keeps_the_standard_reading():
         (4, "not UTF-8 text: invalid start byte at byte 0"),
         (5, "bad JSON: Expecting ',' delimiter"),
     ]
+
+
+def test_where_two_requests_first_differ():
+    from promptlint.usage.why import divergence
+
+    sys_a, sys_b = {"role": "system", "content": "Rules. Time: 10:00"}, {"role": "system", "content": "Rules. Time: 10:05"}
+    user = {"role": "user", "content": "Hi"}
+    assert divergence([sys_a, user], [sys_b, user]) == (0, 17)
+    assert divergence([sys_a, user], [sys_a, {"role": "user", "content": "Hello"}]) == (1, 1)
+    assert divergence([sys_a, {"role": "user", "content": "Hi"}], [sys_a, {"role": "assistant", "content": "Hi"}]) \
+        == (1, 0)
+    # a conversation that grew (messages added, or the last one extended) shares the whole earlier request
+    assert divergence([sys_a, user], [sys_a, user, {"role": "assistant", "content": "Hello!"}, user]) is None
+    assert divergence([sys_a, user], [sys_a, {"role": "user", "content": "Hi there"}]) is None
+    assert divergence([sys_a, user], [sys_a, user]) is None

@@ -61,8 +61,17 @@ def test_malformed_usage_lines_are_reported_with_line_numbers_and_the_rest_count
 
 
 def _report(proc) -> dict:
+    """The JSON report, the log's own name left out of the why-missed examples (the only place it shows)."""
     assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    return _without_log_name(json.loads(proc.stdout))
+
+
+def _without_log_name(report: dict) -> dict:
+    for group in report["groups"]:
+        for cause in group["why_missed"]:
+            for example in cause["examples"]:
+                example["location"] = example["location"].rpartition(":")[2]
+    return report
 
 
 def test_gzip_zstandard_and_stdin_logs_give_the_plain_log_s_report(tmp_path):
@@ -79,7 +88,7 @@ def test_gzip_zstandard_and_stdin_logs_give_the_plain_log_s_report(tmp_path):
     assert _report(run("--usage-log", str(tmp_path / "pairs.jsonl.zst"), *args)) == plain
     piped = subprocess.run([sys.executable, "-m", "promptlint", "verify", "--usage-log", "-", *args], input=data,
                            capture_output=True, cwd=REPO, timeout=300)
-    assert piped.returncode == 0 and json.loads(piped.stdout) == plain
+    assert piped.returncode == 0 and _without_log_name(json.loads(piped.stdout)) == plain
 
 
 def test_a_truncated_gzip_log_counts_what_was_read_and_says_where_it_stopped(tmp_path):
@@ -145,3 +154,59 @@ def test_a_file_that_is_not_parquet_is_one_error(tmp_path):
     assert proc.returncode == 2
     [error] = proc.stderr.strip().splitlines()
     assert error.startswith(f"{tmp_path / 'log.parquet'}:1:1: cannot read usage log:") and "Parquet" in error
+
+
+# ------------------------------------------------------------- why a request missed
+
+_RULES = "\n".join(f"{n}. Answer questions about order {n} with the status, the carrier and the expected date, "
+                   "and never promise a refund the policy does not allow." for n in range(1, 41))
+TEMPLATE = "You are the support assistant of Example Shop.\nFollow the rules below.\nCurrent time: {{ now }}\n" \
+           + _RULES + "\n"
+
+
+def _pair(text: str, created: int, cached: int, question: str = "Where is my order?") -> str:
+    request = {"model": "gpt-4.1", "messages": [{"role": "system", "content": text},
+                                                {"role": "user", "content": question}]}
+    response = {"object": "chat.completion", "model": "gpt-4.1-2025-04-14", "created": created,
+                "usage": {"prompt_tokens": 1500, "completion_tokens": 20,
+                          "prompt_tokens_details": {"cached_tokens": cached}}}
+    return json.dumps({"request": request, "response": response})
+
+
+def _missed(report: dict, name: str) -> list[dict]:
+    [group] = [g for g in report["groups"] if g["name"] == name]
+    return group["why_missed"]
+
+
+def test_a_timestamp_on_line_3_is_named_for_every_missed_request(tmp_path):
+    (tmp_path / "assistant.j2").write_text(TEMPLATE)
+    lines = [_pair(TEMPLATE.replace("{{ now }}", f"2026-12-05 10:{m:02d}:00"), 1_780_000_000 + 60 * m, 0)
+             for m in range(8)]
+    (tmp_path / "log.jsonl").write_text("\n".join(lines) + "\n")
+    report = _report(run("--usage-log", str(tmp_path / "log.jsonl"), str(tmp_path / "assistant.j2"),
+                         "--format", "json"))
+    [cause] = _missed(report, "assistant")
+    assert cause["kind"] == "slot" and cause["requests"] == 7  # every request but the first
+    assert cause["where"] == f"{tmp_path / 'assistant.j2'}:3:15" and cause["label"] == "now ({{ now }})"
+    example = cause["examples"][0]
+    assert example["location"] == "2" and example["message"] == 0
+    assert TEMPLATE.index("{{ now }}") + len("2026-12-05 10:0") == example["offset"]
+    assert example["before"].endswith("time: 2026-12-05 10:0") and example["earlier"][0] == "0" \
+        and example["now"][0] == "1"
+    assert 10 < example["token"] < 1024  # the change comes before the 1,024 tokens gpt-4.1 caches at least
+    text = run("--usage-log", str(tmp_path / "log.jsonl"), str(tmp_path / "assistant.j2")).stdout
+    assert f"7 x changed by slot now ({{{{ now }}}}) at {tmp_path / 'assistant.j2'}:3:15" in text
+
+
+def test_a_miss_after_the_cache_ttl_is_explained_by_the_gap(tmp_path):
+    text = TEMPLATE.replace("{{ now }}", "today")
+    lines = [_pair(text, 1_780_000_000, 0), _pair(text, 1_780_000_060, 1408), _pair(text, 1_780_000_660, 0),
+             _pair(text, 1_780_000_700, 0, "Can I change the address?")]
+    (tmp_path / "log.jsonl").write_text("\n".join(lines) + "\n")
+    report = _report(run("--usage-log", str(tmp_path / "log.jsonl"), "--format", "json"))
+    [group] = [g for g in report["groups"] if g["how"] == "unmatched"]
+    causes = {c["kind"]: c for c in group["why_missed"]}
+    assert causes["ttl"]["requests"] == 1 and causes["ttl"]["examples"][0]["gap_seconds"] == 600
+    assert "300 s cache TTL (openai/gpt-4.1)" in causes["ttl"]["label"]
+    # 40 s later, a new question after the same 1,400 shared tokens: nothing explains it
+    assert causes["unexplained"]["requests"] == 1 and causes["unexplained"]["examples"][0]["message"] == 1

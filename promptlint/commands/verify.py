@@ -270,6 +270,7 @@ def _run_usage(paths, config_path, usage_log, fmt, output):
     from promptlint.usage.report import render
     from promptlint.usage.source import records_of
     from promptlint.usage.summary import UsageTally, predictor_from_audit
+    from promptlint.usage.why import MissTracer
 
     errors: list = []
     templates, results, config = [], [], None
@@ -287,18 +288,21 @@ def _run_usage(paths, config_path, usage_log, fmt, output):
         config = config_mod.load(usage_log if isinstance(usage_log, Path) else Path("."), config_path)
     router = Router(templates)
     tally = UsageTally(load_table(config.models or None), predictor_from_audit(results, "global", config))
+    misses = MissTracer(tally.spec_of)
     line_errors = CappedErrors()
     display = "<stdin>" if str(usage_log) == "-" else str(usage_log)
     try:
         with records_of(usage_log, display, line_errors) as records:
             for record in records:
-                tally.add(router.group_of(record), record)
+                group = router.group_of(record)
+                tally.add(group, record)
+                misses.add(group, record)
     except OSError as exc:
         from promptlint.ir import SourceError
 
         line_errors.append(SourceError(display, 1, f"cannot read usage log: {exc.strerror or exc}"))
     dropped = line_errors.summary(display)
     errors = list(line_errors) + ([dropped] if dropped else []) + errors
-    _emit(errors, render(tally.summary(router.all_groups()), "json" if fmt == "json" else "text"), output)
+    _emit(errors, render(tally.summary(router.all_groups(), misses), "json" if fmt == "json" else "text"), output)
     if errors:
         sys.exit(EXIT_ERROR)

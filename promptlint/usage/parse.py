@@ -94,6 +94,7 @@ class UsageRecord:
     api: str = ""  # chat.completions | responses | messages | generateContent
     cache_write_1h_tokens: int = 0
     path: str = ""
+    time: float | None = None  # arrival, seconds since the epoch (see _arrival), None when not logged
 
     @property
     def uncached_tokens(self) -> int:
@@ -333,6 +334,46 @@ def _meta(obj: Any) -> dict:
     return meta if isinstance(meta, dict) else {}
 
 
+_TIME_KEYS = ("timestamp", "time", "ts", "created_at", "start_time", "request_time")
+
+
+def _arrival(record: dict, response: dict) -> float | None:
+    """When the request was made: a logging proxy's timestamp on the record
+    or its metadata (epoch seconds or milliseconds, or an ISO 8601 string),
+    else the response's ``created`` (OpenAI's epoch seconds). Used only to
+    explain misses by the cache's TTL."""
+    meta = record.get("metadata")
+    for source in (record, meta if isinstance(meta, dict) else None):
+        if source:
+            for key in _TIME_KEYS:
+                value = source.get(key)
+                if value is not None:
+                    when = _seconds(value)
+                    if when is not None:
+                        return when
+    for key in ("created", "created_at"):
+        value = response.get(key)
+        if value is not None:
+            when = _seconds(value)
+            if when is not None:
+                return when
+    return None
+
+
+def _seconds(value: Any) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return float(value) / 1000.0 if value > 1e11 else float(value)  # milliseconds, as some loggers write
+    if isinstance(value, str) and value:
+        import datetime as dt
+
+        try:
+            when = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        return (when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)).timestamp()
+    return None
+
+
 def parse_record(record: Any, line: int = 1, path: str = "") -> UsageRecord:
     """One log line's JSON value as a `UsageRecord`; ValueError says why not."""
     if not isinstance(record, dict):
@@ -366,7 +407,7 @@ def parse_record(record: Any, line: int = 1, path: str = "") -> UsageRecord:
     return UsageRecord(
         line=line, model=model, route=route,
         request_messages=request_messages(request) if request is not None else None,
-        path=path, **fields,
+        path=path, time=_arrival(record, response), **fields,
     )
 
 

@@ -37,6 +37,7 @@ def render_plain(summary: UsageSummary) -> str:
                 line += "; no prediction (no template matched: pass the prompt files as PATHS)"
             out.append(line)
             out.append(f"      {m.note}" + (f"; prices: {m.price_source}" if m.price_source else ""))
+        out += _why_missed_lines(g)
         out.append("")
     out.append(f"{summary.requests:,} requests, {summary.cached_tokens:,} of {summary.prompt_tokens:,} prompt tokens "
                f"cached ({_pct(summary.cached_rate)}); input cost {_money(summary.actual_cost)}, lost against the "
@@ -44,6 +45,41 @@ def render_plain(summary: UsageSummary) -> str:
     out.append(f"Cost formula: {summary.formula}")
     out.append(f"Prices: {summary.source}.")
     return "\n".join(out) + "\n"
+
+
+def _why_missed_lines(g) -> list[str]:
+    if not g.why_missed:
+        return []
+    missed = sum(c.requests for c in g.why_missed)
+    out = [f"  missed the cache: {missed:,} of {g.requests:,} requests (nothing cached, against the previous "
+           "request of this prompt)"]
+    for cause in g.why_missed:
+        where = f" at {cause.where}" if cause.where else ""
+        out.append(f"    {cause.requests:,} x {_CAUSE_KIND[cause.kind]}{cause.label}{where}")
+        for miss in cause.examples:
+            out.append(f"      {miss.location}: {_miss_detail(miss)}")
+    return out
+
+
+_CAUSE_KIND = {"slot": "changed by slot ", "text": "", "ttl": "", "unexplained": ""}
+
+
+def _miss_detail(miss) -> str:
+    parts = []
+    if miss.message is not None:
+        token = f", token {miss.token:,}" if miss.token is not None else ""
+        parts.append(f"message {miss.message}, character {miss.offset:,}{token}: ...{miss.before!r} then "
+                     f"{miss.earlier!r} before, {miss.now!r} now")
+    if miss.gap_seconds is not None:
+        parts.append(f"{miss.gap_seconds:,.0f} s after the previous request")
+    return "; ".join(parts) or "same prefix as the previous request"
+
+
+def _why_missed_json(g) -> list[dict]:
+    return [{"kind": c.kind, "label": c.label, "where": c.where, "requests": c.requests,
+             "examples": [{"location": m.location, "message": m.message, "offset": m.offset, "token": m.token,
+                           "before": m.before, "earlier": m.earlier, "now": m.now, "gap_seconds": m.gap_seconds}
+                          for m in c.examples]} for c in g.why_missed]
 
 
 def build_json(summary: UsageSummary) -> dict:
@@ -66,6 +102,7 @@ def build_json(summary: UsageSummary) -> dict:
                 "predicted_cost": m.predicted_cost, "lost": m.lost, "lost_per_1k_requests": m.lost_per_1k_requests,
                 "price_source": m.price_source,
             } for m in g.models],
+            "why_missed": _why_missed_json(g),
         } for g in summary.groups],
     }
 

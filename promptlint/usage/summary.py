@@ -205,6 +205,7 @@ class GroupSummary:
     cache_write_tokens: int
     output_tokens: int
     models: list[ModelCost] = field(default_factory=list)
+    why_missed: list = field(default_factory=list)  # why.Cause per cause of a miss, most requests first
 
     @property
     def cached_rate(self) -> float | None:
@@ -313,10 +314,17 @@ class UsageTally:
             if cost.predicted_cached_per_request is not None:
                 cost.predicted_cost += _predicted_cost(record, cost.spec, cost.predicted_cached_per_request)
 
-    def _model_cost(self, group: UsageGroup, model: str | None) -> ModelCost:
+    def spec_of(self, record: UsageRecord) -> ModelSpec | None:
+        """The provider-table model a record's model name resolves to."""
+        return self._resolve(record.model)[0]
+
+    def _resolve(self, model: str | None) -> tuple[ModelSpec | None, str]:
         if model not in self._resolved:
             self._resolved[model] = resolve_model(model, self.table)
-        spec, note = self._resolved[model]
+        return self._resolved[model]
+
+    def _model_cost(self, group: UsageGroup, model: str | None) -> ModelCost:
+        spec, note = self._resolve(model)
         cost = ModelCost(model, spec, note)
         if spec is not None:
             cost.price_source = _price_source(spec)
@@ -326,8 +334,9 @@ class UsageTally:
                 cost.predicted_cost = 0.0
         return cost
 
-    def summary(self, groups: Iterable[UsageGroup]) -> UsageSummary:
-        """The summary of `groups`, in their order (a group no record reached is left out)."""
+    def summary(self, groups: Iterable[UsageGroup], misses=None) -> UsageSummary:
+        """The summary of `groups`, in their order (a group no record reached
+        is left out); `misses` (a why.MissTracer) says why requests missed."""
         out = []
         for group in groups:
             entry = self._groups.get(id(group))
@@ -343,6 +352,7 @@ class UsageTally:
                 cache_write_tokens=sum(m.cache_write_tokens for m in models),
                 output_tokens=sum(m.output_tokens for m in models),
                 models=models,
+                why_missed=misses.causes(group) if misses is not None else [],
             ))
         return UsageSummary(out, table_date(), _table_source())
 
