@@ -68,8 +68,8 @@ def _miss_detail(miss) -> str:
     parts = []
     if miss.message is not None:
         token = f", token {miss.token:,}" if miss.token is not None else ""
-        parts.append(f"message {miss.message}, character {miss.offset:,}{token}: ...{miss.before!r} then "
-                     f"{miss.earlier!r} before, {miss.now!r} now")
+        parts.append(f"message {miss.message}, character {miss.offset:,}{token}: after {miss.before!r} the "
+                     f"previous request had {miss.earlier!r}, this one {miss.now!r}")
     if miss.gap_seconds is not None:
         parts.append(f"{miss.gap_seconds:,.0f} s after the previous request")
     return "; ".join(parts) or "same prefix as the previous request"
