@@ -1,0 +1,88 @@
+"""Serving engines' prefix reuse without a model: what each engine would
+read from its cache for a stream of token sequences, by its own rules.
+
+- vLLM: full blocks of `block_size` tokens found by the block-hash chain, a
+  capacity in blocks, least-recently-used leaf blocks evicted first
+  (blocks.BlockIndex: the very bookkeeping the built-in engine runs, so the
+  two agree token for token on the same stream).
+- SGLang: RadixAttention's token-granularity radix tree with a capacity in
+  tokens and least-recently-used leaves evicted (the same bookkeeping with
+  one-token blocks: a chain of one-token blocks is a radix tree's path).
+- llama.cpp's server with one slot (`-np 1`, no host prompt cache): the
+  common prefix with the prompt the slot processed last.
+
+Every engine keeps at least one token of a prompt to prefill (it needs the
+last position's logits), so a repeated prompt reuses all but its last token
+(vLLM and SGLang: rounded down to their block). Sources: vLLM
+`docs/design/prefix_caching.md` and `vllm/v1/core/kv_cache_utils.py`;
+SGLang RadixAttention (LRU leaves, token granularity); llama.cpp server
+`cache_prompt` (shared/reference/cache-rules.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from promptlint.analysis.prefix import common_prefix
+from promptlint.verify.blocks import BlockIndex
+
+ENGINES = ("vllm", "sglang", "llamacpp")
+
+
+@dataclass
+class Reuse:
+    """One request's simulated reuse."""
+
+    prompt_tokens: int
+    cached_tokens: int
+    evicted_tokens: int = 0  # tokens after the hit that were cached once and evicted since
+
+
+class BlockEngine:
+    """vLLM's rule: a block-hash chain with LRU leaf eviction."""
+
+    name = "vllm"
+
+    def __init__(self, block_size: int = 16, capacity_blocks: int = 4096) -> None:
+        self.index = BlockIndex(block_size, capacity_blocks)
+
+    def request(self, tokens: list[int]) -> Reuse:
+        match = self.index.match(tokens, limit=len(tokens) - 1)
+        self.index.insert(tokens)
+        return Reuse(len(tokens), match.tokens, match.evicted_tokens)
+
+
+class RadixEngine(BlockEngine):
+    """SGLang's rule: a token radix tree, a capacity in tokens, LRU leaves."""
+
+    name = "sglang"
+
+    def __init__(self, capacity_tokens: int = 65536) -> None:
+        super().__init__(1, capacity_tokens)
+
+
+class SlotEngine:
+    """llama.cpp's server with one slot: the common prefix with the previous prompt."""
+
+    name = "llamacpp"
+
+    def __init__(self) -> None:
+        self.previous: list[int] = []
+
+    def request(self, tokens: list[int]) -> Reuse:
+        shared = min(common_prefix(tokens, self.previous), max(0, len(tokens) - 1))
+        self.previous = tokens
+        return Reuse(len(tokens), shared)
+
+
+def engine(name: str, block_size: int | None = None, capacity: int | None = None):
+    """A simulated engine by name; `capacity` in blocks (vLLM) or tokens (SGLang)."""
+    if name == "vllm":
+        return BlockEngine(block_size or 16, capacity or 4096)
+    if name == "sglang":
+        if block_size not in (None, 1):
+            raise ValueError("SGLang's radix cache has token granularity: no --block-size")
+        return RadixEngine(capacity or 65536)
+    if name == "llamacpp":
+        return SlotEngine()
+    raise ValueError(f"unknown engine {name!r} (expected one of: {', '.join(ENGINES)})")
