@@ -318,7 +318,7 @@ def _route(sources: Iterable[Any]) -> str | None:
     """The first "route" or "prompt" name: a string, or an OpenAI reusable
     prompt reference {"id": ...}."""
     for source in sources:
-        if not isinstance(source, dict):
+        if not isinstance(source, dict) or ("route" not in source and "prompt" not in source):
             continue
         for key in ("route", "prompt"):
             value = source.get(key)
@@ -329,12 +329,13 @@ def _route(sources: Iterable[Any]) -> str | None:
     return None
 
 
-def _meta(obj: Any) -> dict:
+def _meta(obj: Any) -> dict | None:
     meta = obj.get("metadata") if isinstance(obj, dict) else None
-    return meta if isinstance(meta, dict) else {}
+    return meta if isinstance(meta, dict) else None
 
 
 _TIME_KEYS = ("timestamp", "time", "ts", "created_at", "start_time", "request_time")
+_TIME_KEY_SET = frozenset(_TIME_KEYS)
 
 
 def _arrival(record: dict, response: dict) -> float | None:
@@ -344,7 +345,7 @@ def _arrival(record: dict, response: dict) -> float | None:
     explain misses by the cache's TTL."""
     meta = record.get("metadata")
     for source in (record, meta if isinstance(meta, dict) else None):
-        if source:
+        if source and not _TIME_KEY_SET.isdisjoint(source):  # most records have none of them
             for key in _TIME_KEYS:
                 value = source.get(key)
                 if value is not None:
@@ -397,13 +398,15 @@ def parse_record(record: Any, line: int = 1, path: str = "") -> UsageRecord:
     else:
         response = record
     fields = _usage_of(response)
-    model = None
-    for source, key in ((response, "model"), (response, "modelVersion"), (response, "model_version"),
-                        (request, "model"), (record, "model")):
-        if isinstance(source, dict) and isinstance(source.get(key), str) and source[key]:
-            model = source[key]
-            break
-    route = _route([record, _meta(record)] + ([] if request is None else [_meta(request)]) + [_meta(response)])
+    model = response.get("model")
+    if not (model and isinstance(model, str)):  # the usual place first; then the others, in order
+        model = None
+        for source, key in ((response, "modelVersion"), (response, "model_version"), (request, "model"),
+                            (record, "model")):
+            if isinstance(source, dict) and isinstance(source.get(key), str) and source[key]:
+                model = source[key]
+                break
+    route = _route((record, _meta(record), _meta(request), _meta(response)))
     return UsageRecord(
         line=line, model=model, route=route,
         request_messages=request_messages(request) if request is not None else None,
