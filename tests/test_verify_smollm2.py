@@ -93,3 +93,49 @@ def test_speculative_decoding_with_4_bit_draft_equals_greedy(smollm2):
                              smollm2.eos_ids)
     assert run.tokens == plain.tokens
     assert run.drafted > 0 and run.accepted / run.drafted >= 0.3
+
+
+def _verify_json(tmp_path: Path, name: str, *args: str) -> dict:
+    out = tmp_path / name
+    proc = subprocess.run([sys.executable, "-m", "promptlint", "verify", str(REPO / "fixtures" / "seed"), "--users", "2",
+                           "--sessions", "2", "--per-session", "2", "--format", "json", "-o", str(out), *args],
+                          capture_output=True, text=True, cwd=REPO, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(out.read_text())
+
+
+def _reuse(report: dict) -> list[list[tuple[int, int]]]:
+    return [[(r["prompt_tokens"], r["measured_cached_tokens"]) for r in p["requests"]] for p in report["prompts"]]
+
+
+def test_the_simulated_engine_reuses_what_the_built_in_engine_measures(tmp_path):
+    """--engine sim (vLLM's rules, no model run) against the built-in engine on
+    SmolLM2 over the same streams: token for token on every request, with a
+    capacity small enough to evict."""
+    args = ("--block-size", "16", "--cache-blocks", "104")
+    measured = _verify_json(tmp_path, "builtin.json", "--device", "cpu", "--no-speculate", "--cold-samples", "0",
+                            *args)
+    simulated = _verify_json(tmp_path, "sim.json", "--engine", "sim", *args)
+    assert _reuse(simulated) == _reuse(measured)
+    assert measured["engine"]["evicted_blocks"] > 0
+    assert simulated["engine"]["evicted_blocks"] == measured["engine"]["evicted_blocks"]
+    assert simulated["engine"]["simulated"] == "vllm" and measured["engine"]["simulated"] is None
+    assert all(r["ttft_warm_seconds"] is None for p in simulated["prompts"] for r in p["requests"])
+
+
+@pytest.mark.parametrize("server", ["sglang", "llamacpp"])
+def test_the_simulated_sglang_and_llamacpp_rules_agree_with_the_prediction(tmp_path, server):
+    report = _verify_json(tmp_path, f"{server}.json", "--engine", "sim", "--server", server)
+    requests = [r for p in report["prompts"] for r in p["requests"]]
+    assert all(r["agrees"] for r in requests) and report["engine"]["simulated"] == server
+    # token granularity: a repeat of the system prompt reuses every shared token
+    assert any(r["measured_cached_tokens"] == r["shared_tokens"] > 0 for r in requests)
+
+
+def test_the_simulated_engine_s_text_report_says_simulated(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "promptlint", "verify", str(REPO / "fixtures" / "seed"), "--engine",
+                           "sim", "--format", "text"], capture_output=True, text=True, cwd=REPO, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    assert "Simulated engine: vllm (no model run)" in proc.stdout
+    assert "predicted and simulated cached tokens agree on 16/16" in proc.stdout
+    assert "measured" not in proc.stdout

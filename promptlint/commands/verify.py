@@ -97,8 +97,11 @@ def _usage_log_path(ctx, param, value):
                    "is configured for) instead of replaying: the real cached-token rate per prompt (matched to "
                    "PATHS' templates, or by a route field) and the money lost against the audit's prediction. "
                    "Read as a stream: memory grows with the prompts and models of the log, not its lines.")
-@click.option("--engine", "engine_kind", type=click.Choice(["builtin", "http"]), default="builtin", show_default=True,
-              help="builtin: torch + transformers here; http: an OpenAI-compatible server at --base-url.")
+@click.option("--engine", "engine_kind", type=click.Choice(["builtin", "http", "sim"]), default="builtin",
+              show_default=True,
+              help="builtin: torch + transformers here; http: an OpenAI-compatible server at --base-url; sim: the "
+                   "reuse rules of the engine --server names (vllm, the default; sglang; llamacpp: one slot) run "
+                   "on the token streams without a model (tokens from --tokenizer, else --model's tokenizer).")
 @click.option("--base-url", help="http engine: the server's OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1.")
 @click.option("--server", "server_kind", type=click.Choice(["auto", "vllm", "sglang", "llamacpp", "openai"]),
               default="auto", show_default=True,
@@ -168,6 +171,11 @@ def verify(paths, config_path, requests_file, usage_log, engine_kind, base_url, 
                   allow_insecure_http, concurrency, timeout, retries, metrics_url, block_size, max_new_tokens, fmt,
                   output)
         return
+    if engine_kind == "sim":
+        groups = _groups(paths, config_path, StreamShape(users, sessions, per_session), requests_file, errors)
+        _run_sim(groups, errors, server_kind, tokenizer_path, model, chat_template, block_size, cache_blocks, fmt,
+                 output)
+        return
     block_size = block_size or 16
     from promptlint.verify.progress import ReplayProgress, quiet_third_parties
 
@@ -209,6 +217,42 @@ def verify(paths, config_path, requests_file, usage_log, engine_kind, base_url, 
         for error in result.errors:
             click.echo(str(error), err=True)
     write_verify_report(results, engine, fmt, output)
+    if errors or any(r.errors for r in results):
+        sys.exit(EXIT_ERROR)
+    if any(r.agreeing < len(r.requests) for r in results):
+        sys.exit(EXIT_MISMATCH)
+
+
+def _run_sim(groups, errors, server_kind, tokenizer_path, model, chat_template, block_size, cache_blocks, fmt,
+             output):
+    """--engine sim: the engine's reuse rules on the token streams, no model run."""
+    from promptlint.verify.models import ModelError, load_tokenizer
+    from promptlint.verify.progress import quiet_third_parties
+    from promptlint.verify.report import write_verify_report
+    from promptlint.verify.sim import SimulatedEngine, engine, replay_sim
+
+    rules = "vllm" if server_kind == "auto" else server_kind
+    if rules == "openai":
+        _fail("--engine sim runs the vllm, sglang or llamacpp rules (--server); hosted providers are not simulated")
+    try:
+        sim = engine(rules, block_size, cache_blocks)
+    except ValueError as exc:
+        _fail(str(exc))
+    quiet_third_parties()
+    template_text = chat_template.read_text(encoding="utf-8") if chat_template else None
+    try:
+        tokenizer = load_tokenizer(str(tokenizer_path) if tokenizer_path else model, template_text)
+    except ModelError as exc:
+        _fail(str(exc))
+    simulated = SimulatedEngine(sim, tokenizer)
+    results = replay_sim(simulated, groups)
+    for error in errors:
+        if error is not None:
+            click.echo(str(error), err=True)
+    for result in results:
+        for error in result.errors:
+            click.echo(str(error), err=True)
+    write_verify_report(results, simulated, fmt, output)
     if errors or any(r.errors for r in results):
         sys.exit(EXIT_ERROR)
     if any(r.agreeing < len(r.requests) for r in results):

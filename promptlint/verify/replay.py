@@ -17,10 +17,14 @@ import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from typing import TYPE_CHECKING
+
 from promptlint.ir import SourceError
-from promptlint.verify.engine import Engine, PromptTooLong
 from promptlint.verify.predict import Predictor
 from promptlint.verify.requests import Request
+
+if TYPE_CHECKING:  # torch: the simulated engine (sim) uses these results without it
+    from promptlint.verify.engine import Engine
 
 
 @dataclass
@@ -31,7 +35,7 @@ class RequestResult:
     predicted: int  # cached tokens the audit predicts
     measured: int  # cached tokens the engine reused
     evicted: int  # tokens the engine had cached once and evicted since
-    ttft_warm: float
+    ttft_warm: float | None  # None: simulated, nothing timed
     ttft_cold: float | None = None
     cold_first_token_matches: bool | None = None  # cached and cold prefill chose the same first token
     cold_max_logit_diff: float | None = None
@@ -113,6 +117,8 @@ def replay(engine: Engine, groups: list[tuple[str, str, list[Request]]], cold_sa
            on_request: Callable[[str, RequestResult], None] | None = None,
            predictor: Predictor | None = None) -> list[PromptReplay]:
     """Replay each group (prompt name, location, requests) in order."""
+    from promptlint.verify.engine import PromptTooLong
+
     loaded = engine.loaded
     predictor = predictor or Predictor(engine.block_size)
     results: list[PromptReplay] = []

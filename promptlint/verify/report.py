@@ -9,9 +9,13 @@ import json
 import sys
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from promptlint.fsutil import atomic_write
-from promptlint.verify.engine import Engine
 from promptlint.verify.replay import PromptReplay
+
+if TYPE_CHECKING:  # torch: a simulated engine (verify.sim.SimulatedEngine) reports here too
+    from promptlint.verify.engine import Engine
 
 REQUEST_HEADERS = ("request", "tokens", "shared", "predicted", "measured", "", "TTFT warm", "TTFT cold")
 SPEC_HEADERS = ("drafter", "gamma", "accept", "tokens/step", "c", "speedup", "predicted", "best gamma", "advice")
@@ -31,14 +35,14 @@ def ratio(x: float | None) -> str:
     return "-" if x is None else f"{x:.2f}x"
 
 
-def _summary(p: PromptReplay) -> list[str]:
+def _summary(p: PromptReplay, word: str = "measured") -> list[str]:
     n = len(p.requests)
     lines = [f"{p.location}  {p.prompt}"]
     if not n:
         lines.append("  no request replayed")
         return lines
     lines.append(f"  {n} requests, {p.prompt_tokens / n:,.0f} tokens each on average; cached tokens predicted "
-                 f"{p.predicted:,}, measured {p.measured:,}; {p.agreeing}/{n} requests agree; "
+                 f"{p.predicted:,}, {word} {p.measured:,}; {p.agreeing}/{n} requests agree; "
                  f"hit rate {p.hit_rate:.0%}")
     if p.ttft_cold is not None:
         timed = len(p.timed)
@@ -53,8 +57,8 @@ def _request_rows(p: PromptReplay) -> list[tuple[str, ...]]:
              "ok" if r.agrees else "MISMATCH", ms(r.ttft_warm), ms(r.ttft_cold)) for r in p.requests]
 
 
-def _mismatches(p: PromptReplay, capacity: int) -> list[str]:
-    return [f"  {r.label}: predicted {r.predicted:,}, measured {r.measured:,}: {r.explanation(capacity)}"
+def _mismatches(p: PromptReplay, capacity: int, word: str = "measured") -> list[str]:
+    return [f"  {r.label}: predicted {r.predicted:,}, {word} {r.measured:,}: {r.explanation(capacity)}"
             for r in p.requests if not r.agrees]
 
 
@@ -80,6 +84,17 @@ def _spec_notes(p: PromptReplay) -> list[str]:
     return out
 
 
+def _word(engine) -> str:
+    return "simulated" if getattr(engine, "rules", None) else "measured"
+
+
+def _headers(engine) -> tuple[str, ...]:
+    """The request table's headers: a simulated engine's reuse is not measured."""
+    if getattr(engine, "rules", None):
+        return tuple("simulated" if h == "measured" else h for h in REQUEST_HEADERS)
+    return REQUEST_HEADERS
+
+
 def _table(rows: list[tuple[str, ...]], headers: tuple[str, ...]) -> list[str]:
     rows = [headers, *rows]
     widths = [max(len(r[i]) for r in rows) for i in range(len(headers))]
@@ -91,23 +106,31 @@ def _footer(results: list[PromptReplay], engine: Engine) -> list[str]:
     requests = sum(len(p.requests) for p in results)
     agree = sum(p.agreeing for p in results)
     stats = cache.stats
+    simulated = getattr(engine, "rules", None)
+    if simulated:
+        described = (f"Simulated engine: {simulated} (no model run); tokens from {loaded.name} ({loaded.path}); "
+                     f"{engine.granularity}; {stats.hits:,} of {stats.queries:,} prompt tokens reused, "
+                     f"{stats.evicted_blocks:,} blocks evicted.")
+    else:
+        described = (f"Engine: {loaded.name} ({loaded.path}) on {loaded.device}, {loaded.dtype}; blocks of "
+                     f"{cache.block_size} tokens, capacity {cache.capacity_blocks:,} blocks; {stats.hits:,} of "
+                     f"{stats.queries:,} prompt tokens reused, {stats.evicted_blocks:,} blocks evicted.")
+    word = "simulated" if simulated else "measured"
     return [
-        f"{len(results)} prompts, {requests} requests; predicted and measured cached tokens agree on {agree}/{requests}.",
-        f"Engine: {loaded.name} ({loaded.path}) on {loaded.device}, {loaded.dtype}; blocks of {cache.block_size} "
-        f"tokens, capacity {cache.capacity_blocks:,} blocks; {stats.hits:,} of {stats.queries:,} prompt tokens "
-        f"reused, {stats.evicted_blocks:,} blocks evicted.",
-        PREDICTION_NOTE + ".",
-        RATIO_NOTE + ".",
-    ] + ([SPEC_NOTE + "."] if any(p.speculation for p in results) else [])
+        f"{len(results)} prompts, {requests} requests; predicted and {word} cached tokens agree on {agree}/{requests}.",
+        described,
+        (PREDICTION_NOTE.replace("measured = tokens the engine reused from its block cache",
+                                 "simulated = tokens the engine's rules reuse") if simulated else PREDICTION_NOTE) + ".",
+    ] + ([] if simulated else [RATIO_NOTE + "."]) + ([SPEC_NOTE + "."] if any(p.speculation for p in results) else [])
 
 
 def render_plain(results: list[PromptReplay], engine: Engine) -> str:
     out: list[str] = []
     for p in results:
-        out.extend(_summary(p))
+        out.extend(_summary(p, _word(engine)))
         if p.requests:
-            out.extend(_table(_request_rows(p), REQUEST_HEADERS))
-        out.extend(_mismatches(p, engine.cache.capacity_blocks))
+            out.extend(_table(_request_rows(p), _headers(engine)))
+        out.extend(_mismatches(p, engine.cache.capacity_blocks, _word(engine)))
         if p.speculation:
             out.extend(_table(_spec_rows(p), SPEC_HEADERS))
             out.extend(_spec_notes(p))
@@ -129,13 +152,13 @@ def print_rich(results: list[PromptReplay], engine: Engine, console) -> None:
         console.print(t)
 
     for p in results:
-        head = _summary(p)
+        head = _summary(p, _word(engine))
         console.print(Text(head[0], style="bold"))
         for line in head[1:]:
             console.print(Text(line))
         if p.requests:
-            table(REQUEST_HEADERS, _request_rows(p), bad=lambda row: row[5] != "ok")
-        for line in _mismatches(p, engine.cache.capacity_blocks):
+            table(_headers(engine), _request_rows(p), bad=lambda row: row[5] != "ok")
+        for line in _mismatches(p, engine.cache.capacity_blocks, _word(engine)):
             console.print(Text(line, style="red"))
         if p.speculation:
             table(SPEC_HEADERS, _spec_rows(p))
@@ -153,7 +176,8 @@ def build_json(results: list[PromptReplay], engine: Engine) -> dict:
         "engine": {"model": loaded.name, "path": str(loaded.path), "device": loaded.device, "dtype": loaded.dtype,
                    "block_size": cache.block_size, "capacity_blocks": cache.capacity_blocks,
                    "prompt_tokens_queried": cache.stats.queries, "prompt_tokens_reused": cache.stats.hits,
-                   "evicted_blocks": cache.stats.evicted_blocks, "load_seconds": round(loaded.load_seconds, 3)},
+                   "evicted_blocks": cache.stats.evicted_blocks, "load_seconds": round(loaded.load_seconds, 3),
+                   "simulated": getattr(engine, "rules", None)},
         "prediction": PREDICTION_NOTE,
         "prompts": [{
             "prompt": p.prompt, "location": p.location,
@@ -161,7 +185,8 @@ def build_json(results: list[PromptReplay], engine: Engine) -> dict:
                 "label": r.label, "prompt_tokens": r.prompt_tokens, "shared_tokens": r.shared_tokens,
                 "predicted_cached_tokens": r.predicted, "measured_cached_tokens": r.measured,
                 "agrees": r.agrees, "explanation": r.explanation(cache.capacity_blocks) or None,
-                "evicted_tokens": r.evicted, "ttft_warm_seconds": round(r.ttft_warm, 6),
+                "evicted_tokens": r.evicted,
+                "ttft_warm_seconds": None if r.ttft_warm is None else round(r.ttft_warm, 6),
                 "ttft_cold_seconds": None if r.ttft_cold is None else round(r.ttft_cold, 6),
                 "cold_first_token_matches": r.cold_first_token_matches,
                 "cold_max_logit_diff": r.cold_max_logit_diff,

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from promptlint.analysis.prefix import common_prefix
-from promptlint.verify.blocks import BlockIndex
+from promptlint.verify.blocks import BlockIndex, CacheStats
 
 ENGINES = ("vllm", "sglang", "llamacpp")
 
@@ -65,14 +65,88 @@ class SlotEngine:
     """llama.cpp's server with one slot: the common prefix with the previous prompt."""
 
     name = "llamacpp"
+    block_size = 1
+    capacity_blocks = 1  # one slot: one prompt kept
 
     def __init__(self) -> None:
         self.previous: list[int] = []
+        self.stats = CacheStats()
 
     def request(self, tokens: list[int]) -> Reuse:
         shared = min(common_prefix(tokens, self.previous), max(0, len(tokens) - 1))
         self.previous = tokens
+        self.stats.queries += len(tokens)
+        self.stats.hits += shared
         return Reuse(len(tokens), shared)
+
+
+_RULES = {
+    "vllm": "vLLM's (blocks of {b} tokens found by their hash chain, {c:,} blocks, least recently used leaves evicted)",
+    "sglang": "SGLang's (a token radix tree of {c:,} tokens, least recently used leaves evicted)",
+    "llamacpp": "llama.cpp server's with one slot (the common prefix with the previous prompt)",
+}
+
+
+@dataclass
+class _Tokens:
+    """What the report says of the tokenizer (a simulated engine runs no model)."""
+
+    name: str
+    path: str
+    device: str = "none (simulated)"
+    dtype: str = "-"
+    load_seconds: float = 0.0
+
+
+class SimulatedEngine:
+    """A simulated engine as the verify report describes one: its rules,
+    the tokenizer the tokens came from, and its cache's counters."""
+
+    def __init__(self, sim, tokenizer) -> None:
+        self.sim = sim
+        self.tokenizer = tokenizer
+        self.cache = sim.index if isinstance(sim, BlockEngine) else sim
+        self.loaded = _Tokens(tokenizer.name, str(tokenizer.path))
+        self.rules = sim.name
+        self.granularity = _RULES[sim.name].format(b=self.cache.block_size, c=self.cache.capacity_blocks)
+
+    @property
+    def block_size(self) -> int:
+        return self.cache.block_size
+
+
+def replay_sim(engine: SimulatedEngine, groups, on_request=None) -> list:
+    """verify's replay with the simulated engine: each request tokenized with
+    the engine's tokenizer and chat template, predicted (the same predictor as
+    the real engines) and run through the rules; nothing is timed."""
+    from promptlint.ir import SourceError
+    from promptlint.verify.predict import Predictor
+    from promptlint.verify.replay import PromptReplay, RequestResult
+
+    policy = "previous" if engine.rules == "llamacpp" else "any"
+    predictor = Predictor(engine.block_size, policy)
+    results = []
+    for prompt, location, requests in groups:
+        result = PromptReplay(prompt, location)
+        results.append(result)
+        for request in requests:
+            try:
+                tokens = engine.tokenizer.encode(engine.tokenizer.chat_text(request.messages))
+            except Exception as exc:  # noqa: BLE001 - a chat template that rejects these messages
+                result.errors.append(SourceError(request.path, request.line,
+                                                 f"{request.label}: chat template failed: {str(exc).splitlines()[0]}"))
+                continue
+            if not tokens:
+                result.errors.append(SourceError(request.path, request.line, f"{request.label}: prompt is empty"))
+                continue
+            prediction = predictor.predict(tokens)
+            reuse = engine.sim.request(tokens)
+            measured = RequestResult(request.label, len(tokens), prediction.shared_tokens, prediction.cached_tokens,
+                                     reuse.cached_tokens, reuse.evicted_tokens, None)
+            result.requests.append(measured)
+            if on_request is not None:
+                on_request(prompt, measured)
+    return results
 
 
 def engine(name: str, block_size: int | None = None, capacity: int | None = None):
