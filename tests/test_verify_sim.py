@@ -63,3 +63,23 @@ def test_the_simulation_keeps_what_the_built_in_engine_keeps():
         kv = [(torch.zeros(1, 1, len(tokens), 2), torch.zeros(1, 1, len(tokens), 2))]
         real.insert(tokens, kv)
     assert run(engine("vllm", block_size=2, capacity=3), stream) == measured
+
+
+def test_the_cli_refuses_a_missing_tokenizer_and_hosted_rules_in_one_line(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+
+    def verify(*args):
+        return subprocess.run([sys.executable, "-m", "promptlint", "verify", "--engine", "sim", *args,
+                               str(repo / "fixtures" / "seed")], capture_output=True, text=True, cwd=repo, timeout=120)
+
+    missing = verify("--tokenizer", str(tmp_path / "nope"))
+    assert missing.returncode == 2 and len(missing.stderr.strip().splitlines()) == 1
+    assert f"{tmp_path / 'nope'}: no such tokenizer" in missing.stderr
+    hosted = verify("--server", "openai")
+    assert hosted.returncode == 2 and "hosted providers are not simulated" in hosted.stderr
+    sglang_blocks = verify("--server", "sglang", "--block-size", "16")
+    assert sglang_blocks.returncode == 2 and "token granularity" in sglang_blocks.stderr

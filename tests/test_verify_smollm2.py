@@ -139,3 +139,30 @@ def test_the_simulated_engine_s_text_report_says_simulated(tmp_path):
     assert "Simulated engine: vllm (no model run)" in proc.stdout
     assert "predicted and simulated cached tokens agree on 16/16" in proc.stdout
     assert "measured" not in proc.stdout
+
+
+def test_the_light_tokenizer_reads_as_transformers_does(smollm2):
+    """verify --engine sim tokenizes without transformers (chat_tokens): the same
+    chat text and token ids as transformers' apply_chat_template and encoding."""
+    from promptlint.verify.chat_tokens import LightChatTokenizer, load_light
+
+    light = load_light("smollm2", smollm2.path)
+    assert isinstance(light, LightChatTokenizer)
+    conversations = [
+        [{"role": "user", "content": "Hi"}],
+        [{"role": "system", "content": TICKET.read_text(encoding="utf-8")},
+         {"role": "user", "content": "Résumé: ticket 4417 — «urgent»\n\twith tabs  and  spaces"}],
+        [{"role": "system", "content": "S"}, {"role": "user", "content": "Q1"}, {"role": "assistant", "content": "A1"},
+         {"role": "user", "content": "Q2 <|im_end|> as text"}],
+    ]
+    for messages in conversations:
+        text = smollm2.chat_text(messages)
+        assert light.chat_text(messages) == text
+        assert light.encode(text) == smollm2.encode(text)
+
+
+def test_a_folder_without_tokenizer_json_falls_back_to_transformers(tmp_path):
+    from promptlint.verify.chat_tokens import NoLightTokenizer, load_light
+
+    with pytest.raises(NoLightTokenizer, match="no tokenizer.json"):
+        load_light("x", tmp_path)

@@ -226,8 +226,7 @@ def verify(paths, config_path, requests_file, usage_log, engine_kind, base_url, 
 def _run_sim(groups, errors, server_kind, tokenizer_path, model, chat_template, block_size, cache_blocks, fmt,
              output):
     """--engine sim: the engine's reuse rules on the token streams, no model run."""
-    from promptlint.verify.models import ModelError, load_tokenizer
-    from promptlint.verify.progress import quiet_third_parties
+    from promptlint.verify.models import ModelError, load_sim_tokenizer
     from promptlint.verify.report import write_verify_report
     from promptlint.verify.sim import SimulatedEngine, engine, replay_sim
 
@@ -238,10 +237,9 @@ def _run_sim(groups, errors, server_kind, tokenizer_path, model, chat_template, 
         sim = engine(rules, block_size, cache_blocks)
     except ValueError as exc:
         _fail(str(exc))
-    quiet_third_parties()
     template_text = chat_template.read_text(encoding="utf-8") if chat_template else None
     try:
-        tokenizer = load_tokenizer(str(tokenizer_path) if tokenizer_path else model, template_text)
+        tokenizer = load_sim_tokenizer(str(tokenizer_path) if tokenizer_path else model, template_text)
     except ModelError as exc:
         _fail(str(exc))
     simulated = SimulatedEngine(sim, tokenizer)

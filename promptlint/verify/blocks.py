@@ -17,6 +17,7 @@ from its root, as SGLang's radix tree does.
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,7 +27,8 @@ ROOT = b"promptlint-prefix-root"
 
 
 def block_key(parent: bytes, tokens: tuple[int, ...]) -> bytes:
-    data = parent + b"".join(t.to_bytes(4, "little", signed=False) for t in tokens)
+    """The block's hash: its parent's key and its token ids, 4 bytes each, little-endian."""
+    data = parent + struct.pack(f"<{len(tokens)}I", *tokens)
     return hashlib.blake2b(data, digest_size=16).digest()
 
 

@@ -218,3 +218,24 @@ def load_tokenizer(name: str, chat_template: str | None = None) -> ChatTokenizer
     a server that runs it will count)."""
     path = resolve(name)
     return ChatTokenizer(name, path, _tokenizer(name, path, chat_template))
+
+
+def load_sim_tokenizer(name: str, chat_template: str | None = None):
+    """The tokenizer and chat template for `verify --engine sim`: read without
+    transformers where the folder allows (chat_tokens: no torch), else
+    through transformers. `name`: smollm2, a model or tokenizer folder, or a
+    tokenizer.json file."""
+    from promptlint.verify.chat_tokens import NoLightTokenizer, load_light
+
+    if name == DEFAULT_MODEL:
+        path = resolve(name)
+    else:
+        path = Path(name).expanduser()
+        if not path.exists():
+            raise ModelError(f"{name}: no such tokenizer (pass a local Hugging Face folder or a tokenizer.json file)")
+    try:
+        return load_light(name, path, chat_template)
+    except NoLightTokenizer:
+        return load_tokenizer(name, chat_template)
+    except (OSError, ValueError) as exc:  # an unreadable tokenizer.json or tokenizer_config.json
+        raise ModelError(f"{name}: cannot load the tokenizer: {str(exc).splitlines()[0]}") from exc

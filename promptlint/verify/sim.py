@@ -129,12 +129,11 @@ def replay_sim(engine: SimulatedEngine, groups, on_request=None) -> list:
     for prompt, location, requests in groups:
         result = PromptReplay(prompt, location)
         results.append(result)
-        for request in requests:
-            try:
-                tokens = engine.tokenizer.encode(engine.tokenizer.chat_text(request.messages))
-            except Exception as exc:  # noqa: BLE001 - a chat template that rejects these messages
+        for request, tokens in _tokenized(engine.tokenizer, requests):
+            if isinstance(tokens, Exception):  # a chat template that rejects these messages
                 result.errors.append(SourceError(request.path, request.line,
-                                                 f"{request.label}: chat template failed: {str(exc).splitlines()[0]}"))
+                                                 f"{request.label}: chat template failed: "
+                                                 f"{str(tokens).splitlines()[0]}"))
                 continue
             if not tokens:
                 result.errors.append(SourceError(request.path, request.line, f"{request.label}: prompt is empty"))
@@ -147,6 +146,27 @@ def replay_sim(engine: SimulatedEngine, groups, on_request=None) -> list:
             if on_request is not None:
                 on_request(prompt, measured)
     return results
+
+
+BATCH = 1024  # requests rendered, then encoded together (the tokenizer uses every core)
+
+
+def _tokenized(tokenizer, requests):
+    """(request, its token ids or the chat template's exception), in order;
+    encoded in batches where the tokenizer can (a bounded number at a time)."""
+    batch = getattr(tokenizer, "encode_batch", None)
+    for start in range(0, len(requests), BATCH):
+        chunk = requests[start:start + BATCH]
+        texts: list = []
+        for request in chunk:
+            try:
+                texts.append(tokenizer.chat_text(request.messages))
+            except Exception as exc:  # noqa: BLE001 - reported per request by the caller
+                texts.append(exc)
+        good = [t for t in texts if isinstance(t, str)]
+        encoded = iter(batch(good) if batch else [tokenizer.encode(t) for t in good])
+        for request, text in zip(chunk, texts):
+            yield request, text if isinstance(text, Exception) else next(encoded)
 
 
 def engine(name: str, block_size: int | None = None, capacity: int | None = None):
