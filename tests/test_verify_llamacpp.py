@@ -136,6 +136,26 @@ def test_measured_cached_tokens_equal_the_prediction_and_draft_acceptance_is_rea
     assert any(k.startswith("llamacpp:") for k in report["metrics"])
 
 
+def test_the_simulated_llamacpp_rules_reuse_what_the_server_reports(server, tmp_path):
+    """verify --engine sim --server llamacpp (one slot, no model run) beside the
+    real server's timings.cache_n, request by request, on the same streams."""
+    reports = {}
+    for engine, extra in (("http", ["--base-url", server + "/v1", "--max-new-tokens", "8"]), ("sim", [])):
+        out = tmp_path / f"{engine}.json"
+        proc = subprocess.run(
+            [sys.executable, "-m", "promptlint", "verify", str(TICKET), str(ESCALATION), "--engine", engine,
+             "--server", "llamacpp", "--users", "2", "--sessions", "2", "--per-session", "2", *extra,
+             "--format", "json", "-o", str(out)], capture_output=True, text=True, timeout=1800)
+        assert proc.returncode == 0, proc.stderr
+        reports[engine] = json.loads(out.read_text())
+    served = [(r["prompt_tokens"], r["measured_cached_tokens"]) for p in reports["http"]["prompts"]
+              for r in p["requests"]]
+    simulated = [(r["prompt_tokens"], r["measured_cached_tokens"]) for p in reports["sim"]["prompts"]
+                 for r in p["requests"]]
+    assert len(served) == 16 and simulated == served
+    assert sum(cached for _, cached in served) > 0
+
+
 def test_a_server_that_dies_mid_run_reports_what_it_gathered(bins, models, tmp_path):
     from promptlint.verify.http_client import HttpClient
     from promptlint.verify.http_engine import HttpEngine, replay_http
