@@ -188,7 +188,6 @@ def verify(paths, config_path, requests_file, usage_log, engine_kind, base_url, 
     from promptlint.verify.engine import Engine
     from promptlint.verify.models import ModelError, load
     from promptlint.verify.replay import replay
-    from promptlint.verify.report import write_verify_report
 
     groups = _groups(paths, config_path, StreamShape(users, sessions, per_session), requests_file, errors)
     template_text = chat_template.read_text(encoding="utf-8") if chat_template else None
@@ -210,6 +209,14 @@ def verify(paths, config_path, requests_file, usage_log, engine_kind, base_url, 
             measure_all(engine, groups, results, draft, gamma, max_new_tokens)
         except ModelError as exc:
             errors.append(exc)
+    _finish_replay(errors, results, engine, fmt, output)
+
+
+def _finish_replay(errors, results, engine, fmt, output) -> None:
+    """The errors on stderr, the verify report, and the exit code: 2 for an
+    error, 1 where a request's reuse differs from the prediction."""
+    from promptlint.verify.report import write_verify_report
+
     for error in errors:
         if error is not None:
             click.echo(str(error), err=True)
@@ -227,7 +234,6 @@ def _run_sim(groups, errors, server_kind, tokenizer_path, model, chat_template, 
              output):
     """--engine sim: the engine's reuse rules on the token streams, no model run."""
     from promptlint.verify.models import ModelError, load_sim_tokenizer
-    from promptlint.verify.report import write_verify_report
     from promptlint.verify.sim import SimulatedEngine, engine, replay_sim
 
     rules = "vllm" if server_kind == "auto" else server_kind
@@ -244,17 +250,7 @@ def _run_sim(groups, errors, server_kind, tokenizer_path, model, chat_template, 
         _fail(str(exc))
     simulated = SimulatedEngine(sim, tokenizer)
     results = replay_sim(simulated, groups)
-    for error in errors:
-        if error is not None:
-            click.echo(str(error), err=True)
-    for result in results:
-        for error in result.errors:
-            click.echo(str(error), err=True)
-    write_verify_report(results, simulated, fmt, output)
-    if errors or any(r.errors for r in results):
-        sys.exit(EXIT_ERROR)
-    if any(r.agreeing < len(r.requests) for r in results):
-        sys.exit(EXIT_MISMATCH)
+    _finish_replay(errors, results, simulated, fmt, output)
 
 
 def _run_http(groups, errors, base_url, server_kind, api, served_model, tokenizer_path, api_key_env,
