@@ -135,7 +135,8 @@ def _usage_log_path(ctx, param, value):
 @click.option("--block-size", type=click.IntRange(1, 4096),
               help="Tokens per KV-cache block [builtin: 16; http: the engine's: vLLM 16, SGLang and llama.cpp 1].")
 @click.option("--cache-blocks", default=4096, show_default=True, type=click.IntRange(1),
-              help="Cache capacity in blocks; the least recently used leaf block is evicted first.")
+              help="Cache capacity in blocks (sim with --server sglang: in tokens, its blocks being one token); "
+                   "the least recently used leaf block is evicted first.")
 @click.option("--users", default=2, show_default=True, type=click.IntRange(1), help="Users in the generated stream.")
 @click.option("--sessions", default=2, show_default=True, type=click.IntRange(1), help="Sessions per user.")
 @click.option("--per-session", default=2, show_default=True, type=click.IntRange(1), help="Requests per session.")
