@@ -136,18 +136,25 @@ def test_measured_cached_tokens_equal_the_prediction_and_draft_acceptance_is_rea
     assert any(k.startswith("llamacpp:") for k in report["metrics"])
 
 
-def test_the_simulated_llamacpp_rules_reuse_what_the_server_reports(server, tmp_path):
+def test_the_simulated_llamacpp_rules_reuse_what_the_server_reports(bins, models, tmp_path):
     """verify --engine sim --server llamacpp (one slot, no model run) beside the
-    real server's timings.cache_n, request by request, on the same streams."""
+    real server's timings.cache_n, request by request, on the same streams. A
+    server of its own: the shared one's slot holds the last prompt of the tests
+    before, which the simulation (like the prediction) starts without."""
+    proc, url = _start(bins, models[0], None, tmp_path)
     reports = {}
-    for engine, extra in (("http", ["--base-url", server + "/v1", "--max-new-tokens", "8"]), ("sim", [])):
-        out = tmp_path / f"{engine}.json"
-        proc = subprocess.run(
-            [sys.executable, "-m", "promptlint", "verify", str(TICKET), str(ESCALATION), "--engine", engine,
-             "--server", "llamacpp", "--users", "2", "--sessions", "2", "--per-session", "2", *extra,
-             "--format", "json", "-o", str(out)], capture_output=True, text=True, timeout=1800)
-        assert proc.returncode == 0, proc.stderr
-        reports[engine] = json.loads(out.read_text())
+    try:
+        for engine, extra in (("http", ["--base-url", url + "/v1", "--max-new-tokens", "8"]), ("sim", [])):
+            out = tmp_path / f"{engine}.json"
+            run = subprocess.run(
+                [sys.executable, "-m", "promptlint", "verify", str(TICKET), str(ESCALATION), "--engine", engine,
+                 "--server", "llamacpp", "--users", "2", "--sessions", "2", "--per-session", "2", *extra,
+                 "--format", "json", "-o", str(out)], capture_output=True, text=True, timeout=1800)
+            assert run.returncode == 0, run.stderr
+            reports[engine] = json.loads(out.read_text())
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
     served = [(r["prompt_tokens"], r["measured_cached_tokens"]) for p in reports["http"]["prompts"]
               for r in p["requests"]]
     simulated = [(r["prompt_tokens"], r["measured_cached_tokens"]) for p in reports["sim"]["prompts"]
