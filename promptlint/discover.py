@@ -421,13 +421,8 @@ def tree_files(root: Path, limit: int = MAX_TREE_FILES) -> list[Path] | None:
     """Every file under `root` in the folders discovery walks (not `.git`,
     `node_modules`, virtual environments, hidden folders), in a fixed
     order; None past `limit` files."""
-    out = []
-    for folder, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
-        out += [Path(folder, n) for n in sorted(names)]
-        if len(out) > limit:
-            return None
-    return out
+    found = _tree_names(root, limit, lambda name: True)
+    return None if found is None else [Path(p) for p in found]
 
 
 def python_files(root: Path, limit: int = MAX_TREE_FILES) -> list[Path] | None:
@@ -440,13 +435,19 @@ def python_files(root: Path, limit: int = MAX_TREE_FILES) -> list[Path] | None:
 def python_file_names(root: Path | str, limit: int = MAX_TREE_FILES) -> list[str] | None:
     """python_files as strings: what the result cache checks a tree against
     on every warm run, where building a Path for each file is most of the cost."""
+    return _tree_names(root, limit, lambda name: name.endswith(".py") and name != ".py")
+
+
+def _tree_names(root: Path | str, limit: int, keep) -> list[str] | None:
+    """The paths (as strings) of tree_files whose name `keep` accepts; None
+    past `limit` files in all."""
     out, seen = [], 0
     for folder, dirs, names in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
         seen += len(names)
         if seen > limit:
             return None
-        out += [os.path.join(folder, n) for n in sorted(names) if n.endswith(".py") and n != ".py"]
+        out += [os.path.join(folder, n) for n in sorted(names) if keep(n)]
     return out
 
 

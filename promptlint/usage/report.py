@@ -67,7 +67,7 @@ _CAUSE_KIND = {"slot": "changed by slot ", "text": "", "ttl": "", "unexplained":
 def _miss_detail(miss) -> str:
     parts = []
     if miss.message is not None:
-        token = f", token {miss.token:,}" if miss.token is not None else ""
+        token = f", token {miss.token:,} ({miss.tokenizer})" if miss.token is not None else ""
         parts.append(f"message {miss.message}, character {miss.offset:,}{token}: after {miss.before!r} the "
                      f"previous request had {miss.earlier!r}, this one {miss.now!r}")
     if miss.gap_seconds is not None:
@@ -78,6 +78,7 @@ def _miss_detail(miss) -> str:
 def _why_missed_json(g) -> list[dict]:
     return [{"kind": c.kind, "label": c.label, "where": c.where, "requests": c.requests,
              "examples": [{"location": m.location, "message": m.message, "offset": m.offset, "token": m.token,
+                           "tokenizer": m.tokenizer,
                            "before": m.before, "earlier": m.earlier, "now": m.now, "gap_seconds": m.gap_seconds}
                           for m in c.examples]} for c in g.why_missed]
 

@@ -44,6 +44,7 @@ class Miss:
     message: int | None = None  # index of the first differing message
     offset: int | None = None  # character offset in that message
     token: int | None = None  # tokens before the difference, whole request
+    tokenizer: str | None = None  # the provider table's tokenizer that counted them
     before: str = ""  # the shared text just before the difference
     earlier: str = ""  # the previous request from there
     now: str = ""  # this request from there
@@ -149,6 +150,7 @@ class MissTracer:
             miss.before = b[max(0, offset - EXCERPT):offset]
             miss.earlier, miss.now = a[offset:offset + EXCERPT], b[offset:offset + EXCERPT]
             miss.token = self._tokens_before(spec, record.request_messages, index, offset)
+            miss.tokenizer = spec.tokenizer if miss.token is not None else None
             if miss.token is None or miss.token < spec.min_tokens:
                 cause = self._changed(group, index, b, offset)
         if cause is None and miss.gap_seconds is not None and miss.gap_seconds > spec.ttl_seconds:

@@ -72,18 +72,27 @@ class BlockIndex:
             raise ValueError("cache capacity must be at least 1 block")
         self._blocks: OrderedDict[bytes, Block] = OrderedDict()  # LRU order: oldest first
         self._ever: set[bytes] = set()  # keys stored at some point (to explain misses)
+        self._hashed: list[tuple[tuple[int, ...], bytes]] = []  # (block tokens, key) of the last chain
 
     def __len__(self) -> int:
         return len(self._blocks)
 
     def _chain(self, tokens: list[int], limit: int):
         """(start, key, parent, block tokens) of each full block within
-        `limit` tokens."""
-        parent = ROOT
+        `limit` tokens. The blocks of the last sequence chained are kept with
+        their keys, so a request looked up and then stored (or one that
+        repeats the previous one's prefix) is hashed once."""
         B = self.block_size
-        for start in range(0, (limit // B) * B, B):
+        hashed = self._hashed
+        parent = ROOT
+        for index, start in enumerate(range(0, (limit // B) * B, B)):
             chunk = tuple(tokens[start:start + B])
-            key = block_key(parent, chunk)
+            if index < len(hashed) and hashed[index][0] == chunk:  # every block before it matched too
+                key = hashed[index][1]
+            else:
+                key = block_key(parent, chunk)
+                del hashed[index:]
+                hashed.append((chunk, key))
             yield start, key, parent, chunk
             parent = key
 

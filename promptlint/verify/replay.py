@@ -113,6 +113,11 @@ class PromptReplay:
         return statistics.median(r.ideal_ratio for r in timed) if timed else None
 
 
+def template_failed(request: Request, exc: Exception) -> SourceError:
+    """The error of a request whose messages the chat template rejects."""
+    return SourceError(request.path, request.line, f"{request.label}: chat template failed: {str(exc).splitlines()[0]}")
+
+
 def replay(engine: Engine, groups: list[tuple[str, str, list[Request]]], cold_samples: int = 2,
            on_request: Callable[[str, RequestResult], None] | None = None,
            predictor: Predictor | None = None) -> list[PromptReplay]:
@@ -133,8 +138,7 @@ def replay(engine: Engine, groups: list[tuple[str, str, list[Request]]], cold_sa
                 result.errors.append(SourceError(request.path, request.line, f"{request.label}: {exc}"))
                 continue
             except Exception as exc:  # a chat template that rejects these messages
-                result.errors.append(SourceError(request.path, request.line,
-                                                 f"{request.label}: chat template failed: {str(exc).splitlines()[0]}"))
+                result.errors.append(template_failed(request, exc))
                 continue
             prediction = predictor.predict(tokens)
             warm = engine.prefill(tokens)

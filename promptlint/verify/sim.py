@@ -115,13 +115,13 @@ class SimulatedEngine:
         return self.cache.block_size
 
 
-def replay_sim(engine: SimulatedEngine, groups, on_request=None) -> list:
+def replay_sim(engine: SimulatedEngine, groups) -> list:
     """verify's replay with the simulated engine: each request tokenized with
     the engine's tokenizer and chat template, predicted (the same predictor as
     the real engines) and run through the rules; nothing is timed."""
     from promptlint.ir import SourceError
     from promptlint.verify.predict import Predictor
-    from promptlint.verify.replay import PromptReplay, RequestResult
+    from promptlint.verify.replay import PromptReplay, RequestResult, template_failed
 
     policy = "previous" if engine.rules == "llamacpp" else "any"
     predictor = Predictor(engine.block_size, policy)
@@ -131,9 +131,7 @@ def replay_sim(engine: SimulatedEngine, groups, on_request=None) -> list:
         results.append(result)
         for request, tokens in _tokenized(engine.tokenizer, requests):
             if isinstance(tokens, Exception):  # a chat template that rejects these messages
-                result.errors.append(SourceError(request.path, request.line,
-                                                 f"{request.label}: chat template failed: "
-                                                 f"{str(tokens).splitlines()[0]}"))
+                result.errors.append(template_failed(request, tokens))
                 continue
             if not tokens:
                 result.errors.append(SourceError(request.path, request.line, f"{request.label}: prompt is empty"))
@@ -143,8 +141,6 @@ def replay_sim(engine: SimulatedEngine, groups, on_request=None) -> list:
             measured = RequestResult(request.label, len(tokens), prediction.shared_tokens, prediction.cached_tokens,
                                      reuse.cached_tokens, reuse.evicted_tokens, None)
             result.requests.append(measured)
-            if on_request is not None:
-                on_request(prompt, measured)
     return results
 
 
