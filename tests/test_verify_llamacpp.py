@@ -83,10 +83,10 @@ def models(bins, tmp_path_factory):
     return target, draft
 
 
-def _start(bins: Path, target: Path, draft: Path | None, tmp_path: Path):
+def _start(bins: Path, target: Path, draft: Path | None, tmp_path: Path, reuse_flags=("-np", "1", "--cache-ram", "0")):
     port = _free_port()
     args = [str(bins / "llama-server"), "-m", str(target), "--host", "127.0.0.1", "--port", str(port),
-            "-c", "4096", "-np", "1", "--cache-ram", "0", "--metrics", "--no-webui", "-t", "2"]
+            "-c", "4096", *reuse_flags, "--metrics", "--no-webui", "-t", "2"]
     if draft is not None:
         args += ["-md", str(draft), "--spec-type", "draft-simple", "--spec-draft-n-max", "4"]
     log = (tmp_path / f"server-{port}.log").open("w")
@@ -144,7 +144,8 @@ def test_the_simulated_llamacpp_rules_reuse_what_the_server_reports(bins, models
     proc, url = _start(bins, models[0], None, tmp_path)
     reports = {}
     try:
-        for engine, extra in (("http", ["--base-url", url + "/v1", "--max-new-tokens", "8"]), ("sim", [])):
+        for engine, extra in (("http", ["--base-url", url + "/v1", "--max-new-tokens", "8"]),
+                              ("sim", ["--server-args", "-np 1 --cache-ram 0"])):
             out = tmp_path / f"{engine}.json"
             run = subprocess.run(
                 [sys.executable, "-m", "promptlint", "verify", str(TICKET), str(ESCALATION), "--engine", engine,
@@ -161,6 +162,66 @@ def test_the_simulated_llamacpp_rules_reuse_what_the_server_reports(bins, models
                  for r in p["requests"]]
     assert len(served) == 16 and simulated == served
     assert sum(cached for _, cached in served) > 0
+
+
+def _interleaved(path: Path) -> Path:
+    """One group of recorded requests (so they are sent in this order) that
+    switches between three system prompts: what several slots, the host
+    prompt cache and --cache-reuse each keep differently. The ticket prompt
+    starts with a date line, dropped in the eighth request (--cache-reuse
+    shifts what follows into place)."""
+    ticket, escalation = TICKET.read_text(encoding="utf-8"), ESCALATION.read_text(encoding="utf-8")
+    third = (REPO / "fixtures" / "support-bot" / "good" / "prompts" / "ticket-summary.md").read_text(encoding="utf-8")
+    third = "You answer questions about invoices only.\n" + third[::-1][:600]
+
+    def chat(system, user):
+        return json.dumps({"messages": [{"role": "system", "content": system}, {"role": "user", "content": user}]})
+
+    a = "Today is 2026-12-04.\n" + ticket
+    lines = [chat(a, "Ticket 1."), chat(escalation, "Note 1."), chat(a, "Ticket 2."), chat(escalation, "Note 2."),
+             chat(third, "Invoice 1."), chat(a, "Ticket 3."), chat(a, "Ticket 3."),
+             chat(ticket, "Ticket 3."), chat(escalation, "Note 3."), chat(third, "Invoice 2.")]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+# per flags: a request (0-based) whose reuse only those rules give, and a bound on it
+_SHOWN_BY = {"-np 2 --cache-ram 0": (2, ">", 300),  # B took the other slot: A's is intact
+             "-np 1": (8, ">", 1000),  # B's prompt comes back from the host cache
+             "-np 1 --cache-ram 0 --cache-reuse 16": (7, ">", 300),  # past the dropped date line, A's rest shifted
+             "-np 3 -sps 0.5 --cache-ram 0": (4, "==", 0),  # the invoice prompt takes the empty slot
+             "": (9, ">", 300)}  # defaults: the invoice prompt restored from the host cache
+
+
+@pytest.mark.parametrize("flags", list(_SHOWN_BY),
+                         ids=["two-slots", "host-prompt-cache", "cache-reuse", "three-slots-sps", "defaults"])
+def test_the_simulated_llamacpp_server_flags_reuse_what_the_server_reports(bins, models, tmp_path, flags):
+    """--server-args: several slots, the host prompt cache (--cache-ram and
+    its idle-slot saves), --cache-reuse, and llama-server's defaults, each
+    beside a real server started with the same flags, request by request."""
+    requests = _interleaved(tmp_path / "requests.jsonl")
+    proc, url = _start(bins, models[0], None, tmp_path, tuple(flags.split()))
+    reports = {}
+    try:
+        for engine, extra in (("http", ["--base-url", url + "/v1"]), ("sim", ["--server-args", flags])):
+            out = tmp_path / f"{engine}.json"
+            run = subprocess.run(
+                [sys.executable, "-m", "promptlint", "verify", "--requests", str(requests), "--engine", engine,
+                 "--server", "llamacpp", "--max-new-tokens", "4", *extra, "--format", "json", "-o", str(out)],
+                capture_output=True, text=True, timeout=1800)
+            assert run.returncode in (0, 1), run.stderr
+            reports[engine] = json.loads(out.read_text())
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    served = [(r["prompt_tokens"], r["measured_cached_tokens"]) for p in reports["http"]["prompts"]
+              for r in p["requests"]]
+    simulated = [(r["prompt_tokens"], r["measured_cached_tokens"]) for p in reports["sim"]["prompts"]
+                 for r in p["requests"]]
+    assert len(served) == 10 and simulated == served
+    index, op, bound = _SHOWN_BY[flags]
+    cached = served[index][1]
+    assert cached > bound if op == ">" else cached == bound, served
 
 
 def test_a_server_that_dies_mid_run_reports_what_it_gathered(bins, models, tmp_path):

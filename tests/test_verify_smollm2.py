@@ -125,11 +125,28 @@ def test_the_simulated_engine_reuses_what_the_built_in_engine_measures(tmp_path)
 
 @pytest.mark.parametrize("server", ["sglang", "llamacpp"])
 def test_the_simulated_sglang_and_llamacpp_rules_agree_with_the_prediction(tmp_path, server):
-    report = _verify_json(tmp_path, f"{server}.json", "--engine", "sim", "--server", server)
+    one_slot = ("--server-args", "-np 1 --cache-ram 0") if server == "llamacpp" else ()
+    report = _verify_json(tmp_path, f"{server}.json", "--engine", "sim", "--server", server, *one_slot)
     requests = [r for p in report["prompts"] for r in p["requests"]]
     assert all(r["agrees"] for r in requests) and report["engine"]["simulated"] == server
     # token granularity: a repeat of the system prompt reuses every shared token
     assert any(r["measured_cached_tokens"] == r["shared_tokens"] > 0 for r in requests)
+
+
+def test_llama_server_defaults_reuse_one_prompt_and_the_report_says_why(tmp_path):
+    """llama-server's defaults (4 slots, the host prompt cache): a request
+    reuses the prompt of the slot it picks, not the longest prefix cached
+    anywhere; each request below the prediction says so, the exit code is 1,
+    and the footer gives the host cache's room with its source."""
+    proc = subprocess.run([sys.executable, "-m", "promptlint", "verify", str(REPO / "fixtures" / "seed"), "--engine",
+                           "sim", "--server", "llamacpp", "--format", "text"], capture_output=True, text=True, cwd=REPO,
+                          timeout=900)
+    assert proc.returncode == 1, proc.stderr
+    assert "4 slots, unified KV, slot similarity 0.1, host prompt cache (8,192 MiB, idle slots saved)" in proc.stdout
+    assert ("prompt cache room 372,827 tokens (8,192 MiB over 23,040 bytes of F16 KV a token, from the model's "
+            "config.json)") in proc.stdout
+    below = [line for line in proc.stdout.splitlines() if ": predicted " in line]
+    assert below and all("llama.cpp's server reuses one prompt" in line for line in below)
 
 
 def test_the_simulated_engine_s_text_report_says_simulated(tmp_path):

@@ -137,6 +137,14 @@ def _usage_log_path(ctx, param, value):
 @click.option("--cache-blocks", default=4096, show_default=True, type=click.IntRange(1),
               help="Cache capacity in blocks (sim with --server sglang: in tokens, its blocks being one token); "
                    "the least recently used leaf block is evicted first.")
+@click.option("--provider", "hosted_model", metavar="MODEL",
+              help="sim: a hosted model of the provider table (e.g. openai/gpt-4o, anthropic/claude-sonnet-4.5): "
+                   "its minimum, increments, cache_control breakpoints and TTL on the requests' arrival times, "
+                   "tokens from the table's tokenizer for it.")
+@click.option("--server-args", default="", metavar="FLAGS",
+              help="sim with --server llamacpp: the llama-server command line to simulate (its -np, --cache-ram, "
+                   "--cache-reuse, -sps, -kvu and --cache-idle-slots; other flags are ignored). Default: "
+                   "llama-server's defaults (4 slots on a unified KV cache, an 8192 MiB host prompt cache).")
 @click.option("--users", default=2, show_default=True, type=click.IntRange(1), help="Users in the generated stream.")
 @click.option("--sessions", default=2, show_default=True, type=click.IntRange(1), help="Sessions per user.")
 @click.option("--per-session", default=2, show_default=True, type=click.IntRange(1), help="Requests per session.")
@@ -149,13 +157,14 @@ def _usage_log_path(ctx, param, value):
                    "none for prompt lookup only.")
 @click.option("--gamma", default=4, show_default=True, type=click.IntRange(1, 64), help="Draft tokens per step.")
 @click.option("--max-new-tokens", default=48, show_default=True, type=click.IntRange(1),
-              help="Tokens to generate per speculation run.")
+              help="Tokens to generate per speculation run (http: per request; sim with --server llamacpp: the "
+                   "answer's length, all but its last token kept in the slot).")
 @click.option("--format", "fmt", type=click.Choice(["auto", "text", "json"]), default="auto", show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
               help="Write the report to a file (atomically) instead of stdout.")
 def verify(paths, config_path, requests_file, usage_log, engine_kind, base_url, server_kind, api, served_model, tokenizer_path,
            api_key_env, allow_insecure_http, concurrency, timeout, retries, metrics_url, model, device, dtype,
-           chat_template, block_size, cache_blocks, users, sessions, per_session, cold_samples, speculate, draft, gamma,
+           chat_template, block_size, cache_blocks, hosted_model, server_args, users, sessions, per_session, cold_samples, speculate, draft, gamma,
            max_new_tokens, fmt, output):
     """Replay prompts through an engine with prefix caching: measured reuse beside the audit's prediction."""
     from promptlint.verify.requests import StreamShape
@@ -174,8 +183,11 @@ def verify(paths, config_path, requests_file, usage_log, engine_kind, base_url, 
         return
     if engine_kind == "sim":
         groups = _groups(paths, config_path, StreamShape(users, sessions, per_session), requests_file, errors)
-        _run_sim(groups, errors, server_kind, tokenizer_path, model, chat_template, block_size, cache_blocks, fmt,
-                 output)
+        if hosted_model:
+            _run_hosted_sim(groups, errors, hosted_model, server_kind, fmt, output)
+            return
+        _run_sim(groups, errors, server_kind, tokenizer_path, model, chat_template, block_size, cache_blocks,
+                 server_args, max_new_tokens, fmt, output)
         return
     block_size = block_size or 16
     from promptlint.verify.progress import ReplayProgress, quiet_third_parties
@@ -231,27 +243,49 @@ def _finish_replay(errors, results, engine, fmt, output) -> None:
         sys.exit(EXIT_MISMATCH)
 
 
-def _run_sim(groups, errors, server_kind, tokenizer_path, model, chat_template, block_size, cache_blocks, fmt,
-             output):
+def _run_sim(groups, errors, server_kind, tokenizer_path, model, chat_template, block_size, cache_blocks,
+             server_args, max_new_tokens, fmt, output):
     """--engine sim: the engine's reuse rules on the token streams, no model run."""
-    from promptlint.verify.models import ModelError, load_sim_tokenizer
+    from promptlint.verify.models import ModelError, kv_bytes_per_token, load_sim_tokenizer
     from promptlint.verify.sim import SimulatedEngine, engine, replay_sim
 
     rules = "vllm" if server_kind == "auto" else server_kind
     if rules == "openai":
-        _fail("--engine sim runs the vllm, sglang or llamacpp rules (--server); hosted providers are not simulated")
-    try:
-        sim = engine(rules, block_size, cache_blocks)
-    except ValueError as exc:
-        _fail(str(exc))
+        _fail("--engine sim: --server openai is a hosted API; simulate a hosted model with --provider MODEL")
+    if server_args and rules != "llamacpp":
+        _fail("--server-args: only the llamacpp simulation reads a server command line (vLLM and SGLang: "
+              "--block-size and --cache-blocks)")
     template_text = chat_template.read_text(encoding="utf-8") if chat_template else None
     try:
         tokenizer = load_sim_tokenizer(str(tokenizer_path) if tokenizer_path else model, template_text)
     except ModelError as exc:
         _fail(str(exc))
+    try:
+        sim = engine(rules, block_size, cache_blocks, server_args, max_new_tokens - 1,
+                     kv_bytes_per_token(tokenizer.path))
+    except ValueError as exc:
+        _fail(f"--server-args: {exc}" if rules == "llamacpp" else str(exc))
     simulated = SimulatedEngine(sim, tokenizer)
     results = replay_sim(simulated, groups)
     _finish_replay(errors, results, simulated, fmt, output)
+
+
+def _run_hosted_sim(groups, errors, name, server_kind, fmt, output):
+    """--engine sim --provider MODEL: a hosted model's caching rules."""
+    from promptlint.economics.providers import load_table, resolve
+    from promptlint.tokenizers import TokenizerError
+    from promptlint.verify.sim import SimulatedEngine, replay_sim
+    from promptlint.verify.sim_hosted import HostedEngine, HostedTokens
+
+    if server_kind != "auto":
+        _fail("--provider simulates a hosted model; --server names a serving engine: give one of them")
+    try:
+        spec = resolve(name, load_table())
+        sim = HostedEngine(spec, HostedTokens(spec))
+    except (KeyError, ValueError, TokenizerError) as exc:
+        _fail(f"--provider {name}: {exc}")
+    simulated = SimulatedEngine(sim, sim.tokens)
+    _finish_replay(errors, replay_sim(simulated, groups), simulated, fmt, output)
 
 
 def _run_http(groups, errors, base_url, server_kind, api, served_model, tokenizer_path, api_key_env,

@@ -94,7 +94,7 @@ class UsageRecord:
     api: str = ""  # chat.completions | responses | messages | generateContent
     cache_write_1h_tokens: int = 0
     path: str = ""
-    time: float | None = None  # arrival, seconds since the epoch (see _arrival), None when not logged
+    time: float | None = None  # arrival, seconds since the epoch (see arrival_time), None when not logged
 
     @property
     def uncached_tokens(self) -> int:
@@ -338,7 +338,7 @@ _TIME_KEYS = ("timestamp", "time", "ts", "created_at", "start_time", "request_ti
 _TIME_KEY_SET = frozenset(_TIME_KEYS)
 
 
-def _arrival(record: dict, response: dict) -> float | None:
+def arrival_time(record: dict, response: dict) -> float | None:
     """When the request was made: a logging proxy's timestamp on the record
     or its metadata (epoch seconds or milliseconds, or an ISO 8601 string),
     else the response's ``created`` (OpenAI's epoch seconds). Used only to
@@ -410,7 +410,7 @@ def parse_record(record: Any, line: int = 1, path: str = "") -> UsageRecord:
     return UsageRecord(
         line=line, model=model, route=route,
         request_messages=request_messages(request) if request is not None else None,
-        path=path, time=_arrival(record, response), **fields,
+        path=path, time=arrival_time(record, response), **fields,
     )
 
 

@@ -239,3 +239,19 @@ def load_sim_tokenizer(name: str, chat_template: str | None = None):
         return load_tokenizer(name, chat_template)
     except (OSError, ValueError) as exc:  # an unreadable tokenizer.json or tokenizer_config.json
         raise ModelError(f"{name}: cannot load the tokenizer: {str(exc).splitlines()[0]}") from exc
+
+
+def kv_bytes_per_token(path) -> int | None:
+    """The model's F16 KV bytes a token, from config.json beside its
+    tokenizer (a folder, or a tokenizer.json's folder); None without one."""
+    import json
+
+    from promptlint.verify.sim_llamacpp import kv_bytes
+
+    folder = Path(path)
+    folder = folder if folder.is_dir() else folder.parent
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return kv_bytes(config) if isinstance(config, dict) else None

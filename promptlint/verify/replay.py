@@ -39,6 +39,7 @@ class RequestResult:
     ttft_cold: float | None = None
     cold_first_token_matches: bool | None = None  # cached and cold prefill chose the same first token
     cold_max_logit_diff: float | None = None
+    engine_rule: str = ""  # a simulated engine's own reason for reusing other than the prediction
 
     @property
     def agrees(self) -> bool:
@@ -54,6 +55,8 @@ class RequestResult:
         if self.measured < self.predicted and self.evicted:
             return (f"{self.evicted:,} tokens were cached by an earlier request and evicted since "
                     f"(capacity {capacity_blocks:,} blocks; raise --cache-blocks)")
+        if self.engine_rule:
+            return self.engine_rule
         if self.measured < self.predicted:
             return "the engine missed blocks the token streams share (an engine defect: please report)"
         return "the engine reused blocks the token streams do not share (an engine defect: please report)"

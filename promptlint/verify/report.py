@@ -119,9 +119,17 @@ def _footer(results: list[PromptReplay], engine: Engine) -> list[str]:
     return [
         f"{len(results)} prompts, {requests} requests; predicted and {word} cached tokens agree on {agree}/{requests}.",
         described,
-        (PREDICTION_NOTE.replace("measured = tokens the engine reused from its block cache",
-                                 "simulated = tokens the engine's rules reuse") if simulated else PREDICTION_NOTE) + ".",
+        _prediction_note(engine) + ".",
     ] + ([] if simulated else [RATIO_NOTE + "."]) + ([SPEC_NOTE + "."] if any(p.speculation for p in results) else [])
+
+
+def _prediction_note(engine) -> str:
+    """How the prediction and the engine's figure are made, for this engine."""
+    if not getattr(engine, "rules", None):
+        return PREDICTION_NOTE
+    note = PREDICTION_NOTE.replace("measured = tokens the engine reused from its block cache",
+                                   "simulated = tokens the engine's rules reuse")
+    return getattr(engine.sim, "prediction_note", note)
 
 
 def render_plain(results: list[PromptReplay], engine: Engine) -> str:
@@ -178,7 +186,7 @@ def build_json(results: list[PromptReplay], engine: Engine) -> dict:
                    "prompt_tokens_queried": cache.stats.queries, "prompt_tokens_reused": cache.stats.hits,
                    "evicted_blocks": cache.stats.evicted_blocks, "load_seconds": round(loaded.load_seconds, 3),
                    "simulated": getattr(engine, "rules", None)},
-        "prediction": PREDICTION_NOTE,
+        "prediction": _prediction_note(engine),
         "prompts": [{
             "prompt": p.prompt, "location": p.location,
             "requests": [{

@@ -52,6 +52,8 @@ class Request:
     messages: list[dict]
     path: str = ""  # file and line to point an error at
     line: int = 1
+    arrival: float | None = None  # seconds since the epoch: the stream's clock, or the record's timestamp
+    breaks: tuple = ()  # (message index, character offset) after each block marked cache_control
 
 
 def stream_value(slot: Slot, variant: int, item: int) -> str:
@@ -121,7 +123,8 @@ def stream(template: PromptTemplate, shape: StreamShape) -> list[Request]:
                 pick = lambda slot: _variant(slot, user, session_id, counter)  # noqa: E731
                 rendered = render_variants(template, pick, stream_value)
                 requests.append(Request(template.name, f"user {user + 1} session {session + 1} request {r + 1}",
-                                        messages_of(template, rendered.section_texts()), path, line))
+                                        messages_of(template, rendered.section_texts()), path, line,
+                                        (START + counter * STEP).timestamp()))
                 counter += 1
     return requests
 
@@ -145,6 +148,21 @@ def _content(value) -> str:
     raise ValueError(f"message content must be a string or a list of parts, not {type(value).__name__}")
 
 
+def _breaks(content, message: dict) -> list[int]:
+    """Character offsets in the message's text after each part marked
+    `cache_control` (Anthropic, Bedrock's InvokeModel), or its end where the
+    message itself carries the mark."""
+    offsets, at = [], 0
+    if isinstance(content, list):
+        for part in content:
+            at += len(part if isinstance(part, str) else part.get("text", ""))
+            if isinstance(part, dict) and part.get("cache_control"):
+                offsets.append(at)
+    if message.get("cache_control"):
+        offsets.append(len(_content(content)))
+    return offsets
+
+
 def _group(record: dict, default: str) -> str:
     for source in (record, record.get("metadata") or {}):
         for key in ("prompt", "route", "template"):
@@ -159,6 +177,8 @@ def read_requests(path: Path, display: str, errors: list[SourceError]) -> list[R
     optional "prompt" (or "route", or metadata.prompt) groups them; without
     one they form a single group named after the file. A broken line is an
     error with its line number; the other lines still replay."""
+    from promptlint.usage.parse import arrival_time
+
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
@@ -176,14 +196,20 @@ def read_requests(path: Path, display: str, errors: list[SourceError]) -> list[R
             messages = body.get("messages")
             if not isinstance(messages, list) or not messages:
                 raise ValueError('no "messages" list')
-            parsed = []
-            for message in messages:
+            if body.get("system"):  # Anthropic's Messages API: the system prompt comes first
+                messages = [{"role": "system", "content": body["system"]}, *messages]
+            parsed, breaks = [], []
+            for index, message in enumerate(messages):
                 if not isinstance(message, dict) or not isinstance(message.get("role"), str):
                     raise ValueError("every message needs a role")
                 role = ROLES.get(message["role"], message["role"])
-                parsed.append({"role": role, "content": _content(message.get("content", ""))})
+                content = message.get("content", "")
+                parsed.append({"role": role, "content": _content(content)})
+                breaks.extend((index, offset) for offset in _breaks(content, message))
         except (json.JSONDecodeError, ValueError) as exc:
             errors.append(SourceError(display, number, f"bad request line: {exc}"))
             continue
-        requests.append(Request(_group(record, display), f"{display}:{number}", parsed, display, number))
+        arrival = arrival_time(record, {})
+        requests.append(Request(_group(record, display), f"{display}:{number}", parsed, display, number, arrival,
+                                tuple(breaks)))
     return requests

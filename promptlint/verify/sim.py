@@ -8,8 +8,8 @@ read from its cache for a stream of token sequences, by its own rules.
 - SGLang: RadixAttention's token-granularity radix tree with a capacity in
   tokens and least-recently-used leaves evicted (the same bookkeeping with
   one-token blocks: a chain of one-token blocks is a radix tree's path).
-- llama.cpp's server with one slot (`-np 1`, no host prompt cache): the
-  common prefix with the prompt the slot processed last.
+- llama.cpp's server: its slots, host prompt cache and `--cache-reuse`, as
+  its flags set them (sim_llamacpp.py).
 
 Every engine keeps at least one token of a prompt to prefill (it needs the
 last position's logits), so a repeated prompt reuses all but its last token
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from promptlint.analysis.prefix import common_prefix
 from promptlint.verify.blocks import BlockIndex, CacheStats
 
 ENGINES = ("vllm", "sglang", "llamacpp")
@@ -36,6 +35,7 @@ class Reuse:
     prompt_tokens: int
     cached_tokens: int
     evicted_tokens: int = 0  # tokens after the hit that were cached once and evicted since
+    rule: str = ""  # the engine's rule that can make it reuse other than the longest shared prefix
 
 
 class BlockEngine:
@@ -46,7 +46,7 @@ class BlockEngine:
     def __init__(self, block_size: int = 16, capacity_blocks: int = 4096) -> None:
         self.index = BlockIndex(block_size, capacity_blocks)
 
-    def request(self, tokens: list[int]) -> Reuse:
+    def request(self, tokens: list[int], request=None) -> Reuse:
         match = self.index.match(tokens, limit=len(tokens) - 1)
         self.index.insert(tokens)
         return Reuse(len(tokens), match.tokens, match.evicted_tokens)
@@ -61,29 +61,10 @@ class RadixEngine(BlockEngine):
         super().__init__(1, capacity_tokens)
 
 
-class SlotEngine:
-    """llama.cpp's server with one slot: the common prefix with the previous prompt."""
-
-    name = "llamacpp"
-    block_size = 1
-    capacity_blocks = 1  # one slot: one prompt kept
-
-    def __init__(self) -> None:
-        self.previous: list[int] = []
-        self.stats = CacheStats()
-
-    def request(self, tokens: list[int]) -> Reuse:
-        shared = min(common_prefix(tokens, self.previous), max(0, len(tokens) - 1))
-        self.previous = tokens
-        self.stats.queries += len(tokens)
-        self.stats.hits += shared
-        return Reuse(len(tokens), shared)
-
-
 _RULES = {
     "vllm": "vLLM's (blocks of {b} tokens found by their hash chain, {c:,} blocks, least recently used leaves evicted)",
     "sglang": "SGLang's (a token radix tree of {c:,} tokens, least recently used leaves evicted)",
-    "llamacpp": "llama.cpp server's with one slot (the common prefix with the previous prompt)",
+    "llamacpp": "llama.cpp server's ({args})",
 }
 
 
@@ -108,7 +89,14 @@ class SimulatedEngine:
         self.cache = sim.index if isinstance(sim, BlockEngine) else sim
         self.loaded = _Tokens(tokenizer.name, str(tokenizer.path))
         self.rules = sim.name
-        self.granularity = _RULES[sim.name].format(b=self.cache.block_size, c=self.cache.capacity_blocks)
+
+    @property
+    def granularity(self) -> str:
+        """The rules as the report's footer states them (after the replay:
+        some engines count what the stream did to them)."""
+        args = self.sim.describe() if hasattr(self.sim, "describe") else ""
+        return _RULES.get(self.sim.name, "{args}").format(b=self.cache.block_size, c=self.cache.capacity_blocks,
+                                                          args=args)
 
     @property
     def block_size(self) -> int:
@@ -123,7 +111,7 @@ def replay_sim(engine: SimulatedEngine, groups) -> list:
     from promptlint.verify.predict import Predictor
     from promptlint.verify.replay import PromptReplay, RequestResult, template_failed
 
-    policy = "previous" if engine.rules == "llamacpp" else "any"
+    policy = "previous" if getattr(engine.sim, "one_previous_prompt", False) else "any"
     predictor = Predictor(engine.block_size, policy)
     results = []
     for prompt, location, requests in groups:
@@ -137,9 +125,12 @@ def replay_sim(engine: SimulatedEngine, groups) -> list:
                 result.errors.append(SourceError(request.path, request.line, f"{request.label}: prompt is empty"))
                 continue
             prediction = predictor.predict(tokens)
-            reuse = engine.sim.request(tokens)
-            measured = RequestResult(request.label, len(tokens), prediction.shared_tokens, prediction.cached_tokens,
-                                     reuse.cached_tokens, reuse.evicted_tokens, None)
+            predicted = prediction.cached_tokens
+            if hasattr(engine.sim, "predicted"):  # a hosted model: the audit's own formula
+                predicted = engine.sim.predicted(prediction.shared_tokens, tokens, request)
+            reuse = engine.sim.request(tokens, request)
+            measured = RequestResult(request.label, len(tokens), prediction.shared_tokens, predicted,
+                                     reuse.cached_tokens, reuse.evicted_tokens, None, engine_rule=reuse.rule)
             result.requests.append(measured)
     return results
 
@@ -165,8 +156,12 @@ def _tokenized(tokenizer, requests):
             yield request, text if isinstance(text, Exception) else next(encoded)
 
 
-def engine(name: str, block_size: int | None = None, capacity: int | None = None):
-    """A simulated engine by name; `capacity` in blocks (vLLM) or tokens (SGLang)."""
+def engine(name: str, block_size: int | None = None, capacity: int | None = None, server_args: str = "",
+           generated: int = 0, kv_bytes_per_token: int | None = None):
+    """A simulated engine by name; `capacity` in blocks (vLLM) or tokens
+    (SGLang); for llama.cpp, its server's flags (`server_args`), the tokens
+    each answer leaves in its slot and the model's KV bytes a token (for
+    --cache-ram's limit)."""
     if name == "vllm":
         return BlockEngine(block_size or 16, capacity or 4096)
     if name == "sglang":
@@ -174,5 +169,7 @@ def engine(name: str, block_size: int | None = None, capacity: int | None = None
             raise ValueError("SGLang's radix cache has token granularity: no --block-size")
         return RadixEngine(capacity or 65536)
     if name == "llamacpp":
-        return SlotEngine()
+        from promptlint.verify.sim_llamacpp import LlamaServer, parse_server_args
+
+        return LlamaServer(parse_server_args(server_args), generated, kv_bytes_per_token)
     raise ValueError(f"unknown engine {name!r} (expected one of: {', '.join(ENGINES)})")
