@@ -33,6 +33,8 @@ class Example:
     note: str = ""
     fixed: str | None = None  # the file after `promptlint fix` (a fix example)
     unsafe_fix: bool = False  # the fix needs --unsafe-fixes
+    locked: str | None = None  # the file when `promptlint lock` ran (PL009: `check --locked` compares)
+    locked_files: dict | None = None  # the other files then (default: `files`)
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,8 @@ def _files():
 
 
 def _example(raw: dict, where: str) -> Example:
-    unknown = set(raw) - {"kind", "file", "code", "findings", "files", "config", "note", "fixed", "unsafe_fix"}
+    unknown = set(raw) - {"kind", "file", "code", "findings", "files", "config", "note", "fixed", "unsafe_fix", "locked",
+                          "locked_files"}
     if unknown or raw.get("kind") not in ("bad", "good") or "file" not in raw or "code" not in raw:
         raise CatalogueError(f"{where}: an example needs kind (bad|good), file and code; unknown keys: {sorted(unknown)}")
     findings = []
@@ -81,7 +84,8 @@ def _example(raw: dict, where: str) -> Example:
     if "fixed" in raw and raw["kind"] != "bad":
         raise CatalogueError(f"{where}: only a bad example has a fix")
     return Example(raw["kind"], raw["file"], raw["code"], tuple(findings), dict(raw.get("files", {})),
-                   dict(raw.get("config", {})), raw.get("note", ""), raw.get("fixed"), bool(raw.get("unsafe_fix")))
+                   dict(raw.get("config", {})), raw.get("note", ""), raw.get("fixed"), bool(raw.get("unsafe_fix")),
+                   raw.get("locked"), raw.get("locked_files"))
 
 
 def parse_rule(text: str, name: str) -> Rule:

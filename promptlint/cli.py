@@ -53,6 +53,7 @@ class _Group(click.Group):
         "check": "promptlint.commands.check:check",
         "explain": "promptlint.commands.rules:explain",
         "fix": "promptlint.commands.fix:fix",
+        "lock": "promptlint.commands.lock:lock",
         "rules": "promptlint.commands.rules:rules_cmd",
         "comment": "promptlint.commands.comment:comment",
         "diff": "promptlint.commands.diff:diff",

@@ -48,7 +48,7 @@ def selected_rules(config: Config, select=None, ignore=None) -> list[catalogue.R
     return [r for r in chosen if not _matches(r.id, ignored)]
 
 
-def _per_file_ignored(finding: Finding, config: Config) -> bool:
+def per_file_ignored(finding: Finding, config: Config) -> bool:
     for pattern, codes in config.per_file_ignores.items():
         if pathspec.GitIgnoreSpec.from_lines([pattern]).match_file(finding.path) and _matches(finding.rule, codes):
             return True
@@ -100,12 +100,12 @@ def run_check(paths: list[Path], config: Config, models, select=None, ignore=Non
         if cache and candidates:
             result.notes.append(f"result cache: {cache.hits:,} of {len(candidates):,} files unchanged since an "
                                 f"earlier run, reused ({cache.folder})")
-    findings = [f for f in _one_per_place(findings) if not _per_file_ignored(f, config)]
+    findings = [f for f in _one_per_place(findings) if not per_file_ignored(f, config)]
     kept, suppressed, directives = suppress.apply(findings, files)
     result.suppressed = len(suppressed)
     rule_ids = {r.id for r in rules}
     if UNUSED_SUPPRESSION in rule_ids:
-        kept.extend(f for f in unused_suppressions(directives, rule_ids) if not _per_file_ignored(f, config))
+        kept.extend(f for f in unused_suppressions(directives, rule_ids) if not per_file_ignored(f, config))
     result.findings = sorted(kept, key=Finding.sort_key)
     return result
 

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from promptlint import catalogue
-from promptlint.audit import select_models
+from promptlint import lockfile
+from promptlint.audit import run_audit, select_models
+from promptlint.checks.pl009_locked_prefix_changed import locked_findings
 from promptlint.checks import module_name
 from promptlint.config import from_table
 from promptlint.fixer import run_fix
@@ -21,16 +23,31 @@ EXAMPLES = [pytest.param(rule, ex, id=f"{rule.id}-{ex.kind}-{i + 1}-{ex.file}")
             for rule in RULES.values() for i, ex in enumerate(rule.examples)]
 
 
-def run_example(tmp_path: Path, example):
-    for rel, body in example.files.items():
+def _write(tmp_path: Path, example, code: str, files: dict) -> Path:
+    for rel, body in files.items():
         p = tmp_path / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(body, encoding="utf-8", newline="")
     path = tmp_path / example.file
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(example.code, encoding="utf-8", newline="")
+    path.write_text(code, encoding="utf-8", newline="")
+    return path
+
+
+def run_example(tmp_path: Path, example):
+    """`check` on the example; for a lock example (PL009), `lock` on the
+    files as they were (`locked`, `locked_files`), then `check --locked`."""
     config = from_table(dict(example.config), None, tmp_path)
-    return run_check([path], config, select_models(config))
+    models = select_models(config)
+    lock = None
+    if example.locked is not None:
+        path = _write(tmp_path, example, example.locked, example.locked_files or example.files)
+        lock = lockfile.snapshot(run_audit([path], config, models).prompts, tmp_path)
+    path = _write(tmp_path, example, example.code, example.files)
+    result = run_check([path], config, models)
+    if lock is not None:
+        result.findings += locked_findings(lock, run_audit([path], config, models).prompts, tmp_path)
+    return result
 
 
 @pytest.mark.parametrize("rule,example", EXAMPLES)

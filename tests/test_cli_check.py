@@ -200,7 +200,8 @@ def test_files_named_one_by_one_that_are_not_prompts_pass_for_pre_commit(tmp_pat
 def test_a_selector_that_matches_no_rule_is_a_usage_error_with_a_suggestion(project):
     result = check(project, ".", "--select", "PL999")
     assert result.exit_code == 2 and result.stdout == ""
-    assert ("Error: Invalid value for '--select': 'PL999' matches no rule (the rules are PL001-PL008; "
+    assert ("Error: Invalid value for '--select': 'PL999' matches no rule (did you mean PL009? the rules are "
+            "PL001-PL009; "
             "`promptlint rules` lists them)") in result.stderr
     typo = check(project, ".", "--ignore", "PL01")
     assert typo.exit_code == 2
@@ -443,7 +444,7 @@ def test_shell_completion_completes_commands_and_options():
 def test_help_lists_every_command_with_a_whole_summary():
     result = CliRunner().invoke(main, ["--help"], terminal_width=80)
     commands = result.stdout.split("Commands:\n", 1)[1].splitlines()
-    assert len(commands) == 9
+    assert len(commands) == 10
     for row in commands:
         assert not row.endswith("...") and len(row) <= 80, row
 

@@ -89,3 +89,25 @@ def test_fix_hook_sorts_the_loop(repo, pre_commit_home):
     result = try_repo(repo, pre_commit_home, "promptlint-fix")
     assert result.returncode == 1  # files were modified, so pre-commit stops the commit
     assert "tools | dictsort" in (repo / "tools.j2").read_text()
+
+
+def test_locked_hook_fails_on_an_include_that_changed_the_stable_prefix(repo, pre_commit_home):
+    """promptlint-locked checks the whole tree: only the include is staged,
+    and the prompt that includes it fails, at the include's line."""
+    (repo / "bad.j2").unlink()
+    (repo / "partials").mkdir()
+    (repo / "partials" / "policy.j2").write_text("Returns within 60 days.\nLifetime warranty on stitching.\n")
+    (repo / "main.j2").write_text(STABLE + '{% include "partials/policy.j2" %}\nQuestion: {{ question }}\n')
+    lock = subprocess.run([sys.executable, "-m", "promptlint", "lock", "."], cwd=repo, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert lock.returncode == 0, lock.stderr
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "locked")
+    passed = try_repo(repo, pre_commit_home, "promptlint-locked")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    (repo / "partials" / "policy.j2").write_text("Returns within 60 days.\nToday is {{ today }}.\n"
+                                                 "Lifetime warranty on stitching.\n")
+    git(repo, "add", "partials/policy.j2")
+    failed = try_repo(repo, pre_commit_home, "promptlint-locked")
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "partials/policy.j2:2:1: PL009 prompt main.j2::main:" in failed.stdout

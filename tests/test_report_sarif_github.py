@@ -51,7 +51,7 @@ def validate(log: dict) -> None:
 
 @pytest.fixture(scope="module")
 def fixtures_sarif():
-    result = check(REPO, "fixtures", "--format", "sarif")
+    result = check(REPO, "fixtures", "--format", "sarif", "--locked", "--lock-file", "fixtures/promptlint.lock")
     assert result.exit_code == 1
     return json.loads(result.stdout)
 

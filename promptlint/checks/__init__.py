@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterable
 
 from promptlint.checks.base import CheckContext, Finding
 
-# Rules that look at the whole run rather than one prompt (suppressions).
-RUN_LEVEL = {"PL007"}
+# Rules that look at the whole run rather than one prompt (suppressions; the lock).
+RUN_LEVEL = {"PL007", "PL009"}
 
 
 def module_name(rule_id: str, name: str) -> str:

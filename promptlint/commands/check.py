@@ -43,6 +43,11 @@ from promptlint.commands.options import (
 @click.option("--write-baseline", "write_baseline", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
               help="Record today's findings in FILE (by stable fingerprint) and exit 0; later runs with "
                    "--baseline FILE report only new ones.")
+@click.option("--locked", is_flag=True,
+              help="Also fail on each prompt whose stable prefix no longer matches promptlint.lock (PL009; "
+                   "`promptlint lock` writes it).")
+@click.option("--lock-file", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
+              help="With --locked: the lock to compare with (default: promptlint.lock beside the config file).")
 @click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default=None,
               help="Lowest severity that makes the exit code 1 [default: warning, or fail-on in config].")
 @click.option("-v", "--verbose", is_flag=True,
@@ -66,7 +71,7 @@ def check(stdin_filename, **options):
 
 
 def _check(paths, providers, config_path, output, exit_zero, fmt, quiet, show_info, show_fixes, stats, color, select,
-           ignore, baseline_path, write_baseline, fail_on, verbose, jobs, no_cache, cache_dir):
+           ignore, baseline_path, write_baseline, locked, lock_file, fail_on, verbose, jobs, no_cache, cache_dir):
     from promptlint.checks.base import Severity
     from promptlint.lint import run_check
     from promptlint.report.check_report import write_check_report
@@ -79,6 +84,9 @@ def _check(paths, providers, config_path, output, exit_zero, fmt, quiet, show_in
                                       cache=_cache(c, m, select, ignore, no_cache, cache_dir))
                             for c, m, p in groups])
     config = groups[0][0]
+    if locked:
+        result.findings = sorted(result.findings + _locked_findings(groups, lock_file, select, ignore, jobs),
+                                 key=lambda f: f.sort_key())
     nothing = _said(result, missing, paths, verbose)
     if write_baseline is not None:
         from promptlint.report import baseline
@@ -105,6 +113,32 @@ def _check(paths, providers, config_path, output, exit_zero, fmt, quiet, show_in
     if not exit_zero and any(f.severity >= threshold for f in result.findings):
         sys.exit(EXIT_FINDINGS)
     sys.exit(EXIT_CLEAN)
+
+
+def _locked_findings(groups, lock_file, select, ignore, jobs) -> list:
+    """--locked: PL009 per prompt whose stable prefix left promptlint.lock
+    (an unreadable lock is an error, exit 2)."""
+    from promptlint import lockfile
+    from promptlint.audit import run_audit
+    from promptlint.checks.pl009_locked_prefix_changed import RULE, locked_findings
+    from promptlint.commands.lock import lock_path
+    from promptlint.lint import per_file_ignored, selected_rules
+
+    config = groups[0][0]
+    if RULE not in {r.id for r in selected_rules(config, select or None, ignore)}:
+        return []
+    target = lock_path(lock_file, config)
+    try:
+        lock = lockfile.read(target)
+    except lockfile.LockError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
+    found = []
+    for group_config, models, paths in groups:
+        audit = run_audit(paths, group_config, models, jobs=jobs)
+        found += [f for f in locked_findings(lock, audit.prompts, target.parent)
+                  if not per_file_ignored(f, group_config)]
+    return found
 
 
 def _cache(config, models, select, ignore, no_cache: bool, cache_dir: Path | None):
