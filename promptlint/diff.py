@@ -202,6 +202,7 @@ class Diff:
     findings_compared: bool = False
     notes: list[str] = field(default_factory=list)
     base_commit: str | None = None
+    gate: GateVerdict | None = None  # set when the run gave thresholds
 
     def _sum(self, side: str, attr: str):
         vals = [getattr(getattr(p, side), attr) for p in self.prompts if getattr(p, side) is not None]
@@ -240,6 +241,14 @@ class Diff:
         return self.cost_change > 0
 
     @property
+    def cost_change_pct(self) -> float | None:
+        """The monthly change as a percentage of the base's cost; None for a
+        rise from nothing (no percentage of $0 describes it)."""
+        if self.cost_before > 0:
+            return round(self.cost_change / self.cost_before * 100, 4)
+        return 0.0 if self.cost_change == 0 else None
+
+    @property
     def traffic(self) -> dict:
         return self.head_report.get("traffic") or {}
 
@@ -249,6 +258,52 @@ class Diff:
 
     def count(self, status: str) -> int:
         return sum(1 for p in self.prompts if p.status == status)
+
+
+@dataclass(frozen=True)
+class Gates:
+    """Thresholds on the monthly cost change (`diff --fail-above-* /
+    --min-change-*`); None: not given."""
+
+    fail_above_usd: float | None = None
+    fail_above_pct: float | None = None
+    min_change_usd: float | None = None
+    min_change_pct: float | None = None
+
+    @property
+    def given(self) -> bool:
+        return any(v is not None for v in (self.fail_above_usd, self.fail_above_pct, self.min_change_usd,
+                                           self.min_change_pct))
+
+    def verdict(self, diff: Diff) -> GateVerdict:
+        change, pct = diff.cost_change, diff.cost_change_pct
+        failed = []
+        if self.fail_above_usd is not None and change > self.fail_above_usd:
+            failed.append(f"+${change:,.2f}/month is above --fail-above-usd {self.fail_above_usd:g}")
+        if self.fail_above_pct is not None and change > 0 and (pct is None or pct > self.fail_above_pct):
+            what = "a rise from $0/month" if pct is None else f"+{pct:,.1f}%"
+            failed.append(f"{what} is above --fail-above-pct {self.fail_above_pct:g}")
+        minimums = [(self.min_change_usd, abs(change), f"${abs(change):,.2f}", "--min-change-usd"),
+                    (self.min_change_pct, None if pct is None else abs(pct),
+                     "n/a" if pct is None else f"{abs(pct):,.1f}%", "--min-change-pct")]
+        given = [(limit, value, shown, name) for limit, value, shown, name in minimums if limit is not None]
+        small = bool(given) and all(value is not None and value < limit for limit, value, _, _ in given)
+        quiet = ("the monthly cost change (" + ", ".join(shown for _, _, shown, _ in given) + ") is under "
+                 + " and ".join(f"{name} {limit:g}" for limit, _, _, name in given)) if small else None
+        return GateVerdict(change, pct, not small, tuple(failed), quiet)
+
+
+@dataclass(frozen=True)
+class GateVerdict:
+    change_usd: float
+    change_pct: float | None  # None: a rise from $0
+    material: bool  # at or over a --min-change-* (or none given): worth a comment
+    failed: tuple[str, ...]  # each --fail-above-* passed, said
+    quiet_reason: str | None  # why there is no comment
+
+    def as_dict(self) -> dict:
+        return {"change_per_month_usd": round(self.change_usd, 6), "change_pct": self.change_pct,
+                "material": self.material, "failed": list(self.failed), "quiet_reason": self.quiet_reason}
 
 
 def _same(a: Figures, b: Figures) -> bool:

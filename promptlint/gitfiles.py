@@ -51,7 +51,7 @@ def _git(top: Path | str, *args: str, stdin: bytes | None = None) -> bytes:
         proc = subprocess.run(["git", "-c", "core.quotepath=off", *args], cwd=str(top), input=stdin,
                               capture_output=True, env=env, check=False)
     except FileNotFoundError:
-        raise GitError("git is not installed (needed for --base)") from None
+        raise GitError("git is not installed (needed for --base and --since)") from None
     except OSError as exc:
         raise GitError(f"cannot run git: {exc}") from None
     if proc.returncode != 0:
@@ -142,6 +142,52 @@ def renames(top: Path, commit: str) -> dict[str, str]:
         else:
             i += 2
     return moved
+
+
+ALL_LINES = None  # a file git does not know at the revision (new, untracked): every line is new
+
+
+def changed_lines(top: Path, commit: str) -> dict[str, set[int] | None]:
+    """Lines of the working tree that differ from `commit`: {path relative
+    to the top level: its new or changed line numbers, or ALL_LINES for a
+    file that is new (added, or untracked and not ignored)}. Renames are
+    followed, so a moved file counts only the lines edited in it."""
+    out = _git(top, "diff", "--unified=0", "-M", "--no-color", "--no-ext-diff", "--no-textconv", "--no-relative",
+               "--src-prefix=a/", "--dst-prefix=b/",
+               commit, "--")
+    changed: dict[str, set[int] | None] = {}
+    path = None
+    for raw in out.split(b"\n"):
+        if raw.startswith(b"+++ "):
+            name = raw[4:].decode("utf-8", "surrogateescape")
+            path = None if name == "/dev/null" else _unquoted(name)[2:]
+            if path is not None:
+                changed.setdefault(path, set())
+        elif raw.startswith(b"@@ ") and path is not None:
+            new = raw.split(b" ")[2]  # +start[,count]
+            start, _, count = new[1:].partition(b",")
+            n = int(count) if count else 1
+            lines = changed.get(path)
+            if lines is not ALL_LINES:
+                lines.update(range(int(start), int(start) + n))
+    added = _git(top, "diff", "--name-only", "--diff-filter=A", "-z", "--no-relative", commit, "--")
+    untracked = _git(top, "ls-files", "--others", "--exclude-standard", "-z", "--full-name")
+    for name in (added + b"\0" + untracked).split(b"\0"):
+        if name:
+            changed[name.decode("utf-8", "surrogateescape")] = ALL_LINES
+    return changed
+
+
+def _unquoted(name: str) -> str:
+    """A path as git's diff header writes it: C-quoted when it has special characters."""
+    if len(name) >= 2 and name[0] == name[-1] == '"':
+        import ast
+
+        try:  # octal escapes of UTF-8 bytes: "\303\251" is é
+            return ast.literal_eval(name).encode("latin-1").decode("utf-8", "surrogateescape")
+        except (ValueError, SyntaxError, UnicodeError):
+            return name
+    return name
 
 
 def _under(path: str, prefix: str) -> bool:

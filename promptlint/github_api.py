@@ -138,6 +138,7 @@ class GitHubClient:
         self.max_total_wait = max_total_wait
         self.backoff = backoff
         self.waited = 0.0  # seconds slept on retries so far
+        self.graphql_url = graphql_url(self.api_url)
         self._opener = urllib.request.build_opener(_SameOriginRedirects(self))
 
     def __repr__(self) -> str:
@@ -153,7 +154,7 @@ class GitHubClient:
 
     def _url(self, path_or_url: str) -> str:
         if path_or_url.startswith(("http://", "https://")):
-            if not self._same_site(path_or_url):
+            if path_or_url != self.graphql_url and not self._same_site(path_or_url):
                 raise GitHubError(f"refused to follow a link from {self.api_url} to another host "
                                   f"({urllib.parse.urlsplit(path_or_url).netloc}); the token is "
                                   "sent to the --api-url only")
@@ -282,6 +283,27 @@ class GitHubClient:
 
     def delete_issue_comment(self, owner: str, repo: str, comment_id: int) -> None:
         self.request("DELETE", f"{self._repo(owner, repo)}/issues/comments/{int(comment_id)}")
+
+    def minimize_comment(self, node_id: str, classifier: str = "OUTDATED") -> None:
+        """Hide a comment as GitHub's UI does ("Hide: outdated"), through
+        GraphQL's minimizeComment (REST has no such call)."""
+        query = ("mutation($id: ID!, $classifier: ReportedContentClassifiers!) { minimizeComment(input: "
+                 "{subjectId: $id, classifier: $classifier}) { minimizedComment { isMinimized } } }")
+        answer = self.request("POST", self.graphql_url,
+                              {"query": query, "variables": {"id": node_id, "classifier": classifier}}).data
+        errors = answer.get("errors") if isinstance(answer, dict) else None
+        if errors or not isinstance(answer, dict) or not answer.get("data"):
+            message = "; ".join(str(e.get("message", e)) for e in errors) if errors else "no data in the answer"
+            raise self._fail(f"GitHub GraphQL minimizeComment failed: {message}", message=message)
+
+
+def graphql_url(api_url: str) -> str:
+    """GitHub's GraphQL endpoint beside a REST API URL: api.github.com/graphql;
+    on GitHub Enterprise Server, HOST/api/v3 -> HOST/api/graphql."""
+    base = api_url.rstrip("/")
+    if base.endswith("/api/v3"):
+        return base[: -len("/v3")] + "/graphql"
+    return base + "/graphql"
 
 
 def _json(raw: bytes) -> Any:

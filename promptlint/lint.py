@@ -34,6 +34,8 @@ class CheckResult:
     notes: list[str] = field(default_factory=list)  # why each file was read or skipped (-v)
     missing: int = 0  # named paths that do not exist (the command line reports each)
     baselined: int = 0  # findings left out because --baseline lists them
+    older: int = 0  # findings left out by --since: on lines the change did not touch
+    since: str | None = None  # the --since revision
 
 
 def _matches(code: str, patterns) -> bool:

@@ -239,7 +239,7 @@ def _dump(result: FileResult) -> dict:
     findings = [{"rule": f.rule, "severity": f.severity.label, "message": f.message, "span": span(f.span),
                  "tokens": f.tokens, "usd": f.usd_per_month, "model": f.model, "fix": f.fix, "prompt": f.prompt,
                  "edits": [[span(e.span), e.text] for e in f.edits], "unsafe": f.unsafe, "gated": f.gated,
-                 "summary": f.summary} for f in result.findings]
+                 "summary": f.summary, "prompt_path": f.prompt_path} for f in result.findings]
     for f in result.files:
         file_id(f)
     kinds = {v: k for k, v in _NOTE_KINDS.items()}
@@ -262,7 +262,7 @@ def _load(data: dict, content) -> FileResult:
 
     findings = [Finding(f["rule"], Severity.parse(f["severity"]), f["message"], span(f["span"]), f["tokens"],
                         f["usd"], f["model"], f["fix"], f["prompt"], tuple(Edit(span(s), t) for s, t in f["edits"]),
-                        f["unsafe"], f["gated"], f["summary"]) for f in data["findings"]]
+                        f["unsafe"], f["gated"], f["summary"], f.get("prompt_path")) for f in data["findings"]]
     return FileResult(findings=findings, errors=[SourceError(p, line, m, col) for p, line, col, m in data["errors"]],
                       notes=[_NOTE_KINDS[k](t) for k, t in data["notes"]], prompts=data["prompts"],
                       files=[files[i] for i in data["touched"]], cached=True)

@@ -85,6 +85,7 @@ class FakeGitHub:
                 "id": cid, "issue": pr, "body": body, "user": {"login": "someone"},
                 "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(NOW + cid)),
                 "html_url": f"https://github.com/{OWNER}/{REPO}/pull/{pr}#issuecomment-{cid}",
+                "node_id": f"IC_kw{cid}", "minimized": None,
             }
             return cid
 
@@ -122,6 +123,8 @@ class FakeGitHub:
             return self.send(h, 401, {"message": f"Bad credentials: {h.headers.get('Authorization')}",
                                       "documentation_url": "https://docs.github.com/rest"})
         path = parts.path[len(self.prefix):] if parts.path.startswith(self.prefix) else None
+        if h.command == "POST" and parts.path == self.graphql_path:
+            return self.graphql(h, json.loads(raw))
         m = re.fullmatch(r"/repos/([^/]+)/([^/]+)/issues/(\d+)/comments", path or "")
         if m and (m.group(1), m.group(2)) == (OWNER, REPO) and int(m.group(3)) in self.prs:
             pr = int(m.group(3))
@@ -140,6 +143,26 @@ class FakeGitHub:
                 return self.send(h, 204, None)
         self.send(h, 404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})
 
+    @property
+    def graphql_path(self) -> str:
+        """GitHub's: /graphql beside api.github.com; /api/graphql beside an Enterprise /api/v3."""
+        return self.prefix[: -len("/v3")] + "/graphql" if self.prefix.endswith("/api/v3") else self.prefix + "/graphql"
+
+    def graphql(self, h, request):
+        """minimizeComment only, checked as GitHub checks it."""
+        query, variables = request.get("query", ""), request.get("variables") or {}
+        if "minimizeComment" not in query or variables.get("classifier") not in (
+                "SPAM", "ABUSE", "OFF_TOPIC", "OUTDATED", "DUPLICATE", "RESOLVED"):
+            return self.send(h, 200, {"errors": [{"message": "unsupported query or classifier"}]})
+        with self.lock:
+            found = next((c for c in self.comments.values() if c["node_id"] == variables.get("id")), None)
+            if found is None:
+                return self.send(h, 200, {"data": {"minimizeComment": None}, "errors": [
+                    {"type": "NOT_FOUND", "message": f"Could not resolve to a node with the global id of "
+                                                     f"'{variables.get('id')}'"}]})
+            found["minimized"] = variables["classifier"]
+        self.send(h, 200, {"data": {"minimizeComment": {"minimizedComment": {"isMinimized": True}}}})
+
     def list_page(self, h, pr, query, path):
         per_page = min(int(query.get("per_page", 30)), 100)
         page = int(query.get("page", 1))
@@ -154,7 +177,7 @@ class FakeGitHub:
             links.append(f'<{base}{path}?per_page={per_page}&page={pages}>; rel="last"')
         if page > 1:
             links.append(f'<{base}{path}?per_page={per_page}&page=1>; rel="first"')
-        self.send(h, 200, [{k: v for k, v in c.items() if k != "issue"} for c in chunk],
+        self.send(h, 200, [{k: v for k, v in c.items() if k not in ("issue", "minimized")} for c in chunk],
                   {"Link": ", ".join(links)} if links else {})
 
     def write(self, h, raw, cid, pr):
@@ -173,6 +196,7 @@ class FakeGitHub:
             status = 200
         c = dict(self.comments[cid])
         c.pop("issue")
+        c.pop("minimized")
         self.send(h, status, c)
 
     @staticmethod
@@ -653,3 +677,56 @@ def test_next_link_parsing():
     assert next_link('<https://x/?page=1>; rel="prev", <https://x/?page=3>; rel="last"') is None
     assert next_link('<https://x/?page=4>; rel="next last"') == "https://x/?page=4"
     assert next_link(None) is None and next_link("") is None
+
+
+def test_hide_and_new_hides_every_marked_comment_through_graphql_then_posts(gh, body_file):
+    old = [gh.add(f"{MARKER}\nold {i}") for i in range(2)]
+    other = gh.add("a human's comment")
+    result = post(gh, body_file, "--behavior", "hide-and-new")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"Hid 2 old comments and created a new comment on {OWNER}/{REPO}#{PR}:")
+    assert [gh.comments[c]["minimized"] for c in old] == ["OUTDATED", "OUTDATED"]
+    assert gh.comments[other]["minimized"] is None
+    assert gh.bodies()[-1] == NEW_BODY and len(gh.bodies()) == 4
+    graphql = [r for r in gh.calls("POST") if r["path"] == "/graphql"]
+    assert len(graphql) == 2 and all(r["headers"]["authorization"] == f"Bearer {TOKEN}" for r in graphql)
+
+
+def test_hide_and_new_on_enterprise_uses_its_graphql_endpoint(body_file):
+    fake = FakeGitHub(prefix="/api/v3")
+    try:
+        fake.add(f"{MARKER}\nold")
+        result = post(fake, body_file, "--behavior", "hide-and-new")
+        assert result.exit_code == 0, result.output
+        assert [r["path"] for r in fake.calls("POST")] == ["/api/graphql", "/api/v3/repos/octo-org/prompts/issues/7/comments"]
+    finally:
+        fake.close()
+
+
+def test_a_graphql_error_is_one_clear_line(gh, body_file):
+    gh.add(f"{MARKER}\nold")
+    gh.fail(200, method="POST", path="/graphql", body={"data": None, "errors": [
+        {"type": "NOT_FOUND", "message": "Could not resolve to a node with the global id of 'IC_kw1001'"}]})
+    result = post(gh, body_file, "--behavior", "hide-and-new")
+    assert result.exit_code == 2
+    assert "GitHub GraphQL minimizeComment failed: Could not resolve to a node" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and len(gh.bodies()) == 1  # nothing posted
+
+
+@pytest.mark.parametrize("behavior,left,said", [
+    ("update", 0, "deleted 2 earlier comments"),
+    ("delete-and-new", 0, "deleted 2 earlier comments"),
+    ("hide-and-new", 2, "hid 2 earlier comments"),
+    ("new", 2, "the change is under the thresholds."),
+])
+def test_a_body_under_the_thresholds_posts_nothing_and_withdraws_the_old_comment(gh, tmp_path, behavior, left,
+                                                                                  said):
+    for i in range(2):
+        gh.add(f"{MARKER}\nold {i}")
+    body = tmp_path / "quiet.md"
+    body.write_text(f"{MARKER}\n<!-- promptlint: below-threshold -->\npromptlint: under the thresholds.\n")
+    result = post(gh, body, "--behavior", behavior)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"No comment posted on {OWNER}/{REPO}#{PR}") and said in result.stdout
+    assert len(gh.bodies()) == left and not gh.calls("PATCH")
+    assert not [r for r in gh.calls("POST") if r["path"].endswith("/comments")]

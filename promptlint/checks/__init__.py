@@ -30,5 +30,6 @@ def run_prompt_rules(ctx: CheckContext, rules) -> list[Finding]:
             continue
         for finding in checker(rule.id, rule.name)(ctx):
             finding.prompt = ctx.template.name
+            finding.prompt_path = ctx.template.source.display_path
             out.append(finding)
     return out

@@ -62,6 +62,7 @@ class Finding:
     unsafe: bool = False  # the edits may change what the prompt says; only with --unsafe-fixes
     gated: str | None = None  # the setting that would give this finding a safe fix ("timestamp-precision")
     summary: str | None = None  # the message in one short clause (concise output); `message` says why in full
+    prompt_path: str | None = None  # the file of the prompt (the finding may sit in an include it reads)
 
     @property
     def path(self) -> str:

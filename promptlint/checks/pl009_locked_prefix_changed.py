@@ -27,6 +27,7 @@ def locked_findings(lock: Lock, prompts, root) -> list[Finding]:
         finding = _first_change(entry, result)
         if finding is not None:  # the place may be an include shared by several prompts: name this one
             finding.prompt = result.template.name
+            finding.prompt_path = result.template.source.display_path
             finding.message = f"prompt {pid}: {finding.message}"
             finding.summary = f"prompt {pid}: {finding.summary}"
             out.append(finding)

@@ -48,6 +48,9 @@ from promptlint.commands.options import (
                    "`promptlint lock` writes it).")
 @click.option("--lock-file", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
               help="With --locked: the lock to compare with (default: promptlint.lock beside the config file).")
+@click.option("--since", "since_ref", metavar="REF",
+              help="Report only findings on lines changed since git revision REF (renames followed), and those of "
+                   "prompts whose stable prefix the change shrank (an include edited elsewhere).")
 @click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default=None,
               help="Lowest severity that makes the exit code 1 [default: warning, or fail-on in config].")
 @click.option("-v", "--verbose", is_flag=True,
@@ -71,7 +74,8 @@ def check(stdin_filename, **options):
 
 
 def _check(paths, providers, config_path, output, exit_zero, fmt, quiet, show_info, show_fixes, stats, color, select,
-           ignore, baseline_path, write_baseline, locked, lock_file, fail_on, verbose, jobs, no_cache, cache_dir):
+           ignore, baseline_path, write_baseline, locked, lock_file, since_ref, fail_on, verbose, jobs, no_cache,
+           cache_dir):
     from promptlint.checks.base import Severity
     from promptlint.lint import run_check
     from promptlint.report.check_report import write_check_report
@@ -87,6 +91,8 @@ def _check(paths, providers, config_path, output, exit_zero, fmt, quiet, show_in
     if locked:
         result.findings = sorted(result.findings + _locked_findings(groups, lock_file, select, ignore, jobs),
                                  key=lambda f: f.sort_key())
+    if since_ref is not None:
+        _keep_since(result, groups, paths, since_ref, jobs)
     nothing = _said(result, missing, paths, verbose)
     if write_baseline is not None:
         from promptlint.report import baseline
@@ -113,6 +119,21 @@ def _check(paths, providers, config_path, output, exit_zero, fmt, quiet, show_in
     if not exit_zero and any(f.severity >= threshold for f in result.findings):
         sys.exit(EXIT_FINDINGS)
     sys.exit(EXIT_CLEAN)
+
+
+def _keep_since(result, groups, paths, ref: str, jobs) -> None:
+    """--since: drop the findings the change did not introduce (counted)."""
+    from promptlint import gitfiles
+    from promptlint.since import since_filter
+
+    try:
+        keep = since_filter(list(paths) or [Path(".")], groups, ref, jobs)
+    except gitfiles.GitError as exc:
+        click.echo(f"error: --since {ref}: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
+    kept = [f for f in result.findings if keep.keeps(f)]
+    result.older, result.since = len(result.findings) - len(kept), ref
+    result.findings = kept
 
 
 def _locked_findings(groups, lock_file, select, ignore, jobs) -> list:

@@ -3,7 +3,12 @@
 As Infracost does (`infracost comment github --behavior ...`): the body
 starts with a hidden marker (`<!-- promptlint-report -->`); `update` edits
 the latest comment carrying the marker (or posts one), `new` always posts,
-`delete-and-new` deletes every marked comment and posts a fresh one. The
+`delete-and-new` deletes every marked comment and posts a fresh one,
+`hide-and-new` hides them (GraphQL minimizeComment, "outdated") and posts a
+fresh one. A body from `diff --min-change-*` that says the change is under
+the thresholds posts nothing: the marked comments are deleted (update,
+delete-and-new) or hidden (hide-and-new), so a pull request whose change
+went away loses its stale comment. The
 token comes from GITHUB_TOKEN only (never from an option, which would show
 in the process list) and is never printed.
 """
@@ -19,13 +24,14 @@ import click
 
 from promptlint import secrets
 from promptlint.github_api import DEFAULT_API_URL, GitHubClient, GitHubError, redact, validate_api_url
+from promptlint.report.diff_report import BELOW_THRESHOLD
 
 EXIT_ERROR = 2
 DEFAULT_MARKER = "<!-- promptlint-report -->"
 GITHUB_BODY_LIMIT = 65536  # characters, GitHub's limit on an issue comment body
 TRUNCATION_NOTE = ("\n\n---\n> **Note:** this report was cut to fit GitHub's 65,536-character "
                    "comment limit. Run `promptlint` locally or see the CI log for the full report.\n")
-BEHAVIORS = ("update", "new", "delete-and-new")
+BEHAVIORS = ("update", "new", "delete-and-new", "hide-and-new")
 _REPO_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
 _MARKER_RE = re.compile(r"^<!--[^\n]*\S[^\n]*-->$")
 
@@ -116,7 +122,8 @@ def comment() -> None:
               help="Markdown body of the comment (- for stdin), e.g. from `promptlint diff`.")
 @click.option("--behavior", type=click.Choice(BEHAVIORS), default="update", show_default=True,
               help="update: edit the latest marked comment, or post one; new: always post; "
-                   "delete-and-new: delete every marked comment, then post.")
+                   "delete-and-new: delete every marked comment, then post; hide-and-new: hide every marked "
+                   "comment as outdated, then post.")
 @click.option("--dry-run", is_flag=True,
               help="Print the body and what would be done; send nothing (no token needed).")
 @click.option("--api-url", default=DEFAULT_API_URL, show_default=True, callback=_check_api_url,
@@ -145,6 +152,7 @@ def github(repo, pr, body_file, behavior, dry_run, api_url, marker, timeout):
     text = _read_body(body_file, out)
     if not text.strip():
         out.fail(f"the body file {body_file} is empty")
+    quiet = BELOW_THRESHOLD in text
     if token and token in text:
         text = redact(text, token)
         out.say("warning: the body contained the GITHUB_TOKEN value; it was replaced with ***", err=True)
@@ -159,7 +167,12 @@ def github(repo, pr, body_file, behavior, dry_run, api_url, marker, timeout):
             "update": f"would update the latest comment marked {marker} on {slug}, or create one if there is none",
             "new": f"would create a new comment on {slug}",
             "delete-and-new": f"would delete every comment marked {marker} on {slug}, then create a new one",
+            "hide-and-new": f"would hide every comment marked {marker} on {slug}, then create a new one",
         }[behavior]
+        if quiet:
+            plan = {"new": "would post nothing (the change is under the thresholds)",
+                    "hide-and-new": f"would post nothing and hide every comment marked {marker} on {slug}"}.get(
+                behavior, f"would post nothing and delete every comment marked {marker} on {slug}")
         out.say(f"Dry run, nothing sent: {plan} ({api_url}).", err=True)
         return
 
@@ -173,10 +186,52 @@ def github(repo, pr, body_file, behavior, dry_run, api_url, marker, timeout):
         out.fail(f"GITHUB_TOKEN: {exc}")
 
     try:
-        line = _apply(client, owner, name, pr, body, behavior, marker, slug)
+        line = (_withdraw if quiet else _apply)(client, owner, name, pr, body, behavior, marker, slug)
     except GitHubError as exc:
         out.fail(_explain(exc, slug, api_url))
     out.say(line)
+
+
+def _marked(client: GitHubClient, owner: str, name: str, pr: int, marker: str) -> list[dict]:
+    return [c for c in client.list_issue_comments(owner, name, pr)
+            if isinstance(c, dict) and marker in (c.get("body") or "")]
+
+
+def _delete(client: GitHubClient, owner: str, name: str, comments: list[dict]) -> None:
+    for c in comments:
+        try:
+            client.delete_issue_comment(owner, name, c["id"])
+        except GitHubError as exc:
+            if exc.status != 404:  # already gone is what we wanted
+                raise
+
+
+def _hide(client: GitHubClient, comments: list[dict]) -> int:
+    """Hide each comment GitHub can address (by its node id); how many."""
+    hidden = 0
+    for c in comments:
+        if c.get("node_id"):
+            client.minimize_comment(str(c["node_id"]))
+            hidden += 1
+    return hidden
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
+def _withdraw(client: GitHubClient, owner: str, name: str, pr: int, body: str, behavior: str,
+              marker: str, slug: str) -> str:
+    """A change under the thresholds: no comment, and none left from earlier pushes."""
+    if behavior == "new":
+        return f"No comment posted on {slug}: the change is under the thresholds."
+    marked = _marked(client, owner, name, pr, marker)
+    if behavior == "hide-and-new":
+        hidden = _hide(client, marked)
+        return f"No comment posted on {slug}: the change is under the thresholds; hid {_plural(hidden, 'earlier comment')}."
+    _delete(client, owner, name, marked)
+    return (f"No comment posted on {slug}: the change is under the thresholds; deleted "
+            f"{_plural(len(marked), 'earlier comment')}.")
 
 
 def _apply(client: GitHubClient, owner: str, name: str, pr: int, body: str, behavior: str,
@@ -185,15 +240,14 @@ def _apply(client: GitHubClient, owner: str, name: str, pr: int, body: str, beha
         made = client.create_issue_comment(owner, name, pr, body)
         return f"Created a new comment on {slug}: {_where(made)}"
 
-    marked = [c for c in client.list_issue_comments(owner, name, pr)
-              if isinstance(c, dict) and marker in (c.get("body") or "")]
+    marked = _marked(client, owner, name, pr, marker)
+    if behavior == "hide-and-new":
+        hidden = _hide(client, marked)
+        made = client.create_issue_comment(owner, name, pr, body)
+        said = f"Hid {_plural(hidden, 'old comment')} and created" if hidden else "Created"
+        return f"{said} a new comment on {slug}: {_where(made)}"
     if behavior == "delete-and-new":
-        for c in marked:
-            try:
-                client.delete_issue_comment(owner, name, c["id"])
-            except GitHubError as exc:
-                if exc.status != 404:  # already gone is what we wanted
-                    raise
+        _delete(client, owner, name, marked)
         made = client.create_issue_comment(owner, name, pr, body)
         gone = f"Deleted {len(marked)} old comment{'s' if len(marked) != 1 else ''} and created" \
             if marked else "Created"

@@ -15,7 +15,8 @@ priced; `--compare-to` a report written under the old configuration does
 that, and the diff says when the two reports' traffic or provider tables
 differ.
 
-Exit codes: 0; 1 with --fail-on-increase when the monthly cost rises; 2 on
+Exit codes: 0; 1 with --fail-on-increase when the monthly cost rises, or
+over a --fail-above-usd / --fail-above-pct threshold; 2 on
 bad input (not a git repository, unknown REF, a bad or unsupported report,
 a bad config, a path in neither side, a working-tree file that cannot be read).
 """
@@ -119,7 +120,10 @@ def _repo_path(display: str, cwd: Path, top: Path) -> str:
         return display
 
 
-def _from_git(paths, groups, ref: str, lint_head: bool, jobs: int = 1):
+def audit_against_git(paths, groups, ref: str, lint_head: bool, jobs: int = 1):
+    """The diff of the working tree against git revision `ref`: (Diff, the
+    working tree's input errors, whether a path was missing on both sides).
+    `lint_head`: also lint both sides and compare their findings."""
     from promptlint import gitfiles
     from promptlint.diff import compare, finding_records
 
@@ -171,7 +175,7 @@ def _from_git(paths, groups, ref: str, lint_head: bool, jobs: int = 1):
             base_paths = [tree / targets[p] for p in group_paths if at_base(targets[p])]
             base_groups.append((base_config, models, base_paths))
             head_groups.append((config, models, [p for p in group_paths if p.exists()]))
-        base_report, base_findings, _ = _audit(base_groups, lint=True, display_root=tree / cwd_rel, jobs=jobs)
+        base_report, base_findings, _ = _audit(base_groups, lint=lint_head, display_root=tree / cwd_rel, jobs=jobs)
         head_report, head_findings, head_errors = _audit(head_groups, lint=lint_head, jobs=jobs)
 
         def scrub(message: str) -> str:  # a path outside the working folder is shown absolute
@@ -179,8 +183,10 @@ def _from_git(paths, groups, ref: str, lint_head: bool, jobs: int = 1):
 
         _rebase(base_report, lambda d: _repo_path(d, tree / cwd_rel, tree))
         _rebase(head_report, lambda d: _repo_path(d, cwd, top))
-        base_records = finding_records(base_findings, lambda d: _repo_path(d, tree / cwd_rel, tree), scrub)
-        head_records = finding_records(head_findings, lambda d: _repo_path(d, cwd, top))
+        base_records = head_records = None  # findings are compared only where both sides were linted
+        if lint_head:
+            base_records = finding_records(base_findings, lambda d: _repo_path(d, tree / cwd_rel, tree), scrub)
+            head_records = finding_records(head_findings, lambda d: _repo_path(d, cwd, top))
     diff = compare(base_report, head_report, base_label=f"{ref} ({commit[:7]})", base_kind="git",
                    renames=renames, base_findings=base_records, head_findings=head_records, base_commit=commit)
     return diff, head_errors, bool(missing)
@@ -225,8 +231,18 @@ def _from_report(paths, groups, report_path: Path, jobs: int = 1):
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
               help="Write the diff to a file (atomically) instead of stdout.")
 @click.option("--fail-on-increase", is_flag=True, help="Exit 1 when the monthly cost rises.")
+@click.option("--fail-above-usd", type=click.FloatRange(min=0), metavar="USD",
+              help="Exit 1 when the monthly cost rises by more than USD (the report says so).")
+@click.option("--fail-above-pct", type=click.FloatRange(min=0), metavar="PCT",
+              help="Exit 1 when the monthly cost rises by more than PCT percent of the base's (or from $0).")
+@click.option("--min-change-usd", type=click.FloatRange(min=0), metavar="USD",
+              help="A change under USD a month (and under --min-change-pct, if given) gets no comment: the "
+                   "Markdown body says so, and `comment github` posts nothing and removes its earlier comment.")
+@click.option("--min-change-pct", type=click.FloatRange(min=0), metavar="PCT",
+              help="As --min-change-usd, in percent of the base's monthly cost.")
 @_jobs
-def diff(paths, base_ref, compare_to, providers, config_path, fmt, output, fail_on_increase, jobs):
+def diff(paths, base_ref, compare_to, providers, config_path, fmt, output, fail_on_increase, fail_above_usd,
+         fail_above_pct, min_change_usd, min_change_pct, jobs):
     """Compare the working tree's audit with a base: stable prefix, cached
     tokens and $/month per prompt (first selected model), and the findings
     introduced and resolved. Both sides use today's config."""
@@ -238,11 +254,20 @@ def diff(paths, base_ref, compare_to, providers, config_path, fmt, output, fail_
     paths = list(paths) or [Path(".")]
     groups = _groups(paths, config_path, providers)
     if base_ref is not None:
-        result, errors, missing = _from_git(paths, groups, base_ref, lint_head=True, jobs=jobs)
+        result, errors, missing = audit_against_git(paths, groups, base_ref, lint_head=True, jobs=jobs)
     else:
         result, errors, missing = _from_report(paths, groups, compare_to, jobs=jobs)
     for error in errors:
         click.echo(str(error), err=True)
+    from promptlint.diff import Gates
+
+    gates = Gates(fail_above_usd, fail_above_pct, min_change_usd, min_change_pct)
+    if gates.given:
+        result.gate = gates.verdict(result)
+        for line in result.gate.failed:
+            click.echo(f"promptlint diff: fails the cost gate: {line}", err=True)
+        if result.gate.quiet_reason:
+            click.echo(f"promptlint diff: {result.gate.quiet_reason}: no comment", err=True)
     text = render(result, fmt, [{"path": e.path, "line": e.line, "column": e.col, "message": e.message}
                                 for e in errors])
     if output is not None:
@@ -251,6 +276,6 @@ def diff(paths, base_ref, compare_to, providers, config_path, fmt, output, fail_
         sys.stdout.write(text)
     if missing or errors:
         sys.exit(EXIT_ERROR)
-    if fail_on_increase and result.cost_rises:
+    if (fail_on_increase and result.cost_rises) or (result.gate is not None and result.gate.failed):
         sys.exit(EXIT_INCREASE)
     sys.exit(EXIT_CLEAN)

@@ -111,6 +111,8 @@ def summary(result, hidden: bool = False, fixes: bool = False) -> str:
     kept_out = [f"{result.suppressed:,} suppressed"] if result.suppressed else []
     if result.baselined:
         kept_out.append(f"{result.baselined:,} in the baseline")
+    if result.older:
+        kept_out.append(f"{result.older:,} older than {result.since}")
     suppressed = f" ({', '.join(kept_out)})" if kept_out else ""
     trouble = problems(len(result.errors), result.missing, _partly_analysed(result))
     where = scope(result.prompts, result.files)

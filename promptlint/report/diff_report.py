@@ -18,6 +18,9 @@ from promptlint import __version__
 from promptlint.diff import DIFF_SCHEMA_VERSION, Diff, FindingRecord, PromptChange
 
 MARKER = "<!-- promptlint-report -->"
+# The body of a change under --min-change-*: `comment github` posts nothing
+# for it, and deletes (or hides) the comment an earlier push left.
+BELOW_THRESHOLD = "<!-- promptlint: below-threshold -->"
 GITHUB_COMMENT_LIMIT = 65_536
 
 
@@ -139,6 +142,7 @@ def to_json(diff: Diff, errors: list[dict] | None = None) -> dict:
                      "introduced": [finding(f) for f in diff.introduced],
                      "resolved": [finding(f) for f in diff.resolved]},
         "notes": list(diff.notes),
+        "gate": diff.gate.as_dict() if diff.gate is not None else None,
         "sources": sources_note(diff),
         "errors": errors or [],
     }
@@ -162,7 +166,8 @@ def _finding_line(f: FindingRecord) -> str:
 
 
 def render_text(diff: Diff) -> str:
-    out = [f"promptlint diff: {diff.base_label} -> {diff.head_label}; model {diff.model}", headline(diff), ""]
+    out = [f"promptlint diff: {diff.base_label} -> {diff.head_label}; model {diff.model}", headline(diff),
+           *_gate_lines(diff), ""]
     changed = [p for p in diff.prompts if p.status != "unchanged"]
     if changed:
         counts = ", ".join(f"{diff.count(s):,} {s}" for s in ("changed", "renamed", "added", "removed") if diff.count(s))
@@ -295,7 +300,7 @@ def _assemble(diff: Diff, sections: list[_Section], keep: int) -> str:
     counts = ", ".join(f"{diff.count(s):,} {s}" for s in ("changed", "renamed", "added", "removed") if diff.count(s))
     base = f"`{diff.base_label}`" if diff.base_kind == "git" else f"the report `{diff.base_label}`"
     differ = f"{len(changed):,} prompt{' differs' if len(changed) == 1 else 's differ'}"
-    head = [MARKER, f"### promptlint: {_plain(headline(diff))}", "",
+    head = [MARKER, f"### promptlint: {_plain(headline(diff))}", *(f"> **{line}**" for line in _gate_lines(diff)), "",
             (f"Comparing {base} with the {diff.head_label}: {differ}"
              f"{f' ({counts})' if counts else ''}, {diff.count('unchanged'):,} unchanged.")]
     if diff.findings_compared:
@@ -319,9 +324,20 @@ def body_length(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
+def _gate_lines(diff: Diff) -> list[str]:
+    gate = diff.gate
+    if gate is None or not gate.failed:
+        return []
+    return [f"Fails the cost gate: {'; '.join(gate.failed)}."]
+
+
 def render_markdown(diff: Diff, limit: int = GITHUB_COMMENT_LIMIT) -> str:
     """The pull-request comment body, at most `limit` characters: whole rows
-    (then whole sections) are cut from the end until it fits."""
+    (then whole sections) are cut from the end until it fits. A change
+    under --min-change-* is a short body that says so (no comment)."""
+    if diff.gate is not None and not diff.gate.material:
+        return (f"{MARKER}\n{BELOW_THRESHOLD}\npromptlint: {_plain(diff.gate.quiet_reason)}; no comment "
+                f"({_plain(headline(diff))}).\n")
     sections = _sections(diff)
     total = sum(len(s.rows) for s in sections)
     body = _assemble(diff, sections, total)
