@@ -29,6 +29,15 @@ def invoke(cwd: Path, *args, input: str | None = None):
         os.chdir(old)
 
 
+def git_repo(root: Path) -> Path:
+    """An empty git repository at `root` with a committer set."""
+    import subprocess
+
+    for args in (("init", "-q"), ("config", "user.email", "dev@example.com"), ("config", "user.name", "Dev")):
+        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+    return root
+
+
 def write_project(root: Path) -> Path:
     """Four prompts: a request-class, a user-class and a day-class value ahead
     of the stable text, and a clean one. A low minimum keeps them cacheable,

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import git_repo
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -38,9 +39,7 @@ def findings(result) -> list[str]:
 
 @pytest.fixture
 def repo(tmp_path):
-    git(tmp_path, "init", "-q")
-    git(tmp_path, "config", "user.email", "dev@example.com")
-    git(tmp_path, "config", "user.name", "Dev")
+    git_repo(tmp_path)
     (tmp_path / "promptlint.toml").write_text('providers = ["openai/gpt-4.1"]\n')
     return tmp_path
 

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import git_repo
 from test_comment_github import MARKER, FakeGitHub, post, quick  # noqa: F401 - quick: no real sleeping
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -37,9 +38,7 @@ def git(repo: Path, *args: str) -> str:
 
 @pytest.fixture
 def repo(tmp_path):
-    git(tmp_path, "init", "-q")
-    git(tmp_path, "config", "user.email", "dev@example.com")
-    git(tmp_path, "config", "user.name", "Dev")
+    git_repo(tmp_path)
     (tmp_path / "promptlint.toml").write_text('providers = ["openai/gpt-4.1"]\n[traffic]\nrequests_per_day = 2000\n')
     return tmp_path
 

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import git_repo
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -33,9 +34,7 @@ def git(repo: Path, *args: str) -> None:
 
 @pytest.fixture
 def repo(tmp_path):
-    git(tmp_path, "init", "-q")
-    git(tmp_path, "config", "user.email", "dev@example.com")
-    git(tmp_path, "config", "user.name", "Dev")
+    git_repo(tmp_path)
     (tmp_path / "promptlint.toml").write_text('providers = ["openai/gpt-4.1"]\n')
     prompts = tmp_path / "prompts"
     (prompts / "partials").mkdir(parents=True)

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import git_repo
 
 ROOT = Path(__file__).resolve().parent.parent
 STABLE = ("You are the support assistant for Harbor & Pine, an outdoor gear retailer. Answer questions about "
@@ -39,9 +40,7 @@ def try_repo(repo: Path, home: Path, hook: str):
 
 @pytest.fixture
 def repo(tmp_path):
-    git(tmp_path, "init", "-q")
-    git(tmp_path, "config", "user.email", "dev@example.com")
-    git(tmp_path, "config", "user.name", "Dev")
+    git_repo(tmp_path)
     (tmp_path / "promptlint.toml").write_text('providers = ["openai/gpt-4.1"]\n')
     (tmp_path / "good.j2").write_text(STABLE + "Customer: {{ user_name }}. Time: {{ now }}\n")
     (tmp_path / "bad.j2").write_text("Current time: {{ now }}\n" + STABLE)

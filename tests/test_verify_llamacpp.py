@@ -136,30 +136,35 @@ def test_measured_cached_tokens_equal_the_prediction_and_draft_acceptance_is_rea
     assert any(k.startswith("llamacpp:") for k in report["metrics"])
 
 
+def _served_and_simulated(bins, models, tmp_path, flags, inputs, http_extra, sim_extra):
+    """(prompt tokens, cached tokens) per request from a real server started
+    with `flags` (`timings.cache_n`), and from the simulation of it."""
+    proc, url = _start(bins, models[0], None, tmp_path, flags)
+    reports = {}
+    try:
+        for engine, extra in (("http", ["--base-url", url + "/v1", *http_extra]), ("sim", sim_extra)):
+            out = tmp_path / f"{engine}.json"
+            run = subprocess.run([sys.executable, "-m", "promptlint", "verify", *inputs, "--engine", engine,
+                                  "--server", "llamacpp", *extra, "--format", "json", "-o", str(out)],
+                                 capture_output=True, text=True, timeout=1800)
+            assert run.returncode in (0, 1), run.stderr  # 1: the reuse differs from the prediction
+            reports[engine] = json.loads(out.read_text())
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    return [[(r["prompt_tokens"], r["measured_cached_tokens"]) for p in reports[engine]["prompts"]
+             for r in p["requests"]] for engine in ("http", "sim")]
+
+
 def test_the_simulated_llamacpp_rules_reuse_what_the_server_reports(bins, models, tmp_path):
     """verify --engine sim --server llamacpp (one slot, no model run) beside the
     real server's timings.cache_n, request by request, on the same streams. A
     server of its own: the shared one's slot holds the last prompt of the tests
     before, which the simulation (like the prediction) starts without."""
-    proc, url = _start(bins, models[0], None, tmp_path)
-    reports = {}
-    try:
-        for engine, extra in (("http", ["--base-url", url + "/v1", "--max-new-tokens", "8"]),
-                              ("sim", ["--server-args", "-np 1 --cache-ram 0"])):
-            out = tmp_path / f"{engine}.json"
-            run = subprocess.run(
-                [sys.executable, "-m", "promptlint", "verify", str(TICKET), str(ESCALATION), "--engine", engine,
-                 "--server", "llamacpp", "--users", "2", "--sessions", "2", "--per-session", "2", *extra,
-                 "--format", "json", "-o", str(out)], capture_output=True, text=True, timeout=1800)
-            assert run.returncode == 0, run.stderr
-            reports[engine] = json.loads(out.read_text())
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-    served = [(r["prompt_tokens"], r["measured_cached_tokens"]) for p in reports["http"]["prompts"]
-              for r in p["requests"]]
-    simulated = [(r["prompt_tokens"], r["measured_cached_tokens"]) for p in reports["sim"]["prompts"]
-                 for r in p["requests"]]
+    served, simulated = _served_and_simulated(
+        bins, models, tmp_path, ("-np", "1", "--cache-ram", "0"),
+        [str(TICKET), str(ESCALATION), "--users", "2", "--sessions", "2", "--per-session", "2"],
+        ["--max-new-tokens", "8"], ["--server-args", "-np 1 --cache-ram 0"])
     assert len(served) == 16 and simulated == served
     assert sum(cached for _, cached in served) > 0
 
@@ -200,24 +205,9 @@ def test_the_simulated_llamacpp_server_flags_reuse_what_the_server_reports(bins,
     its idle-slot saves), --cache-reuse, and llama-server's defaults, each
     beside a real server started with the same flags, request by request."""
     requests = _interleaved(tmp_path / "requests.jsonl")
-    proc, url = _start(bins, models[0], None, tmp_path, tuple(flags.split()))
-    reports = {}
-    try:
-        for engine, extra in (("http", ["--base-url", url + "/v1"]), ("sim", ["--server-args", flags])):
-            out = tmp_path / f"{engine}.json"
-            run = subprocess.run(
-                [sys.executable, "-m", "promptlint", "verify", "--requests", str(requests), "--engine", engine,
-                 "--server", "llamacpp", "--max-new-tokens", "4", *extra, "--format", "json", "-o", str(out)],
-                capture_output=True, text=True, timeout=1800)
-            assert run.returncode in (0, 1), run.stderr
-            reports[engine] = json.loads(out.read_text())
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-    served = [(r["prompt_tokens"], r["measured_cached_tokens"]) for p in reports["http"]["prompts"]
-              for r in p["requests"]]
-    simulated = [(r["prompt_tokens"], r["measured_cached_tokens"]) for p in reports["sim"]["prompts"]
-                 for r in p["requests"]]
+    served, simulated = _served_and_simulated(bins, models, tmp_path, tuple(flags.split()),
+                                              ["--requests", str(requests), "--max-new-tokens", "4"], [],
+                                              ["--server-args", flags])
     assert len(served) == 10 and simulated == served
     index, op, bound = _SHOWN_BY[flags]
     cached = served[index][1]
