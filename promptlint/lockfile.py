@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -141,14 +142,28 @@ def stable_text(analysis, tokenizer, tokens: int) -> str:
     return analysis.reference.text[:char_offset(analysis.reference, tokenizer, tokens)]
 
 
+def relative(path: Path, root: Path) -> str:
+    """`path` relative to the lock's folder, with `/` (`..` where it lies outside)."""
+    return Path(os.path.relpath(Path(path).resolve(), root.resolve())).as_posix()
+
+
 def prompt_id(template, root: Path) -> str:
     """`path::name`, the path relative to the lock's folder with `/`."""
-    path = Path(template.source.path)
-    try:
-        rel = path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        rel = path.as_posix()
-    return f"{rel}::{template.name}"
+    return f"{relative(template.source.path, root)}::{template.name}"
+
+
+def within(pid: str, scanned: list[str]) -> bool:
+    """Whether a prompt id's file lies under one of the `scanned` paths (relative to the lock's folder)."""
+    path = pid.rsplit("::", 1)[0]
+    return any(s in (".", "") or path == s or path.startswith(s.rstrip("/") + "/") for s in scanned)
+
+
+def merged(locked: Lock, current: Lock, scanned: list[str]) -> Lock:
+    """The lock after a run over `scanned`: their prompts as they are now, the
+    entries of prompts elsewhere kept as they were."""
+    out = Lock({pid: entry for pid, entry in locked.prompts.items() if not within(pid, scanned)})
+    out.prompts.update(current.prompts)
+    return out
 
 
 def snapshot(prompts, root: Path) -> Lock:
@@ -238,15 +253,17 @@ def read(path: Path) -> Lock:
     return loads(text, str(path))
 
 
-def stale(locked: Lock, current: Lock) -> list[str]:
-    """One line per prompt whose lock entry differs from what it is now."""
+def stale(locked: Lock, current: Lock, scanned: list[str]) -> list[str]:
+    """One line per prompt whose lock entry differs from what it is now
+    (entries of prompts outside the `scanned` paths are not looked at)."""
     lines = []
     for pid in sorted(set(locked.prompts) | set(current.prompts)):
         old, new = locked.prompts.get(pid), current.prompts.get(pid)
         if old is None:
             lines.append(f"{pid}: not in the lock")
         elif new is None:
-            lines.append(f"{pid}: in the lock, no longer found")
+            if within(pid, scanned):
+                lines.append(f"{pid}: in the lock, no longer found")
         elif old != new:
             changed = sorted({f"{spec} {scope}" for spec in set(old.prefixes) | set(new.prefixes)
                               for scope in {s.key for s in Scope}

@@ -139,3 +139,23 @@ def test_a_missing_lock_and_an_unreadable_prompt(repo):
     assert broken.returncode == 2 and "prompts/broken.j2:1" in broken.stderr
     assert "promptlint.lock not written" in broken.stderr
     assert (repo / "promptlint.lock").read_bytes() == before
+
+
+def test_a_lock_of_some_paths_keeps_the_other_entries(repo):
+    full = (repo / "promptlint.lock").read_text()
+    (repo / "prompts" / "faq.j2").write_text(SCOPE + INTRO + "Question: {{ question }}\n")
+    result = run(repo, "lock", "prompts/faq.j2")
+    assert result.returncode == 0 and result.stdout == (
+        "Wrote promptlint.lock: 1 prompt (and 2 kept from outside prompts/faq.j2).\n")
+    text = (repo / "promptlint.lock").read_text()
+    assert text != full and text.count("[prompts.") == full.count("[prompts.")
+    assert run(repo, "lock", "--check", "prompts/orders.j2").returncode == 0  # the others are not "gone"
+    assert run(repo, "lock", "--check", "prompts").returncode == 0
+    assert run(repo, "check", "--locked", "--no-cache", "prompts").returncode == 0
+
+
+def test_an_unreadable_lock_is_never_overwritten(repo):
+    (repo / "promptlint.lock").write_text("version = 9\n")
+    result = run(repo, "lock", "prompts")
+    assert result.returncode == 2 and "(delete promptlint.lock to write a new one)" in result.stderr
+    assert (repo / "promptlint.lock").read_text() == "version = 9\n"

@@ -54,7 +54,8 @@ def audit_for_lock(paths, config_path, providers, jobs):
 def lock(paths, providers, config_path, lock_file, check_only, verbose, jobs):
     """Write promptlint.lock: per prompt and tokenizer, the stable prefix at each scope (its tokens' count and
     hashes) and the tokens each model caches. `check --locked` then fails on a prompt whose stable prefix
-    changed or shrank without the lock being updated."""
+    changed or shrank without the lock being updated. Given PATHS narrower than the lock, their prompts are
+    written again and the other entries kept."""
     from promptlint import lockfile
     from promptlint.fsutil import atomic_write
 
@@ -62,14 +63,18 @@ def lock(paths, providers, config_path, lock_file, check_only, verbose, jobs):
     nothing = _said(result, missing, paths, verbose)
     target = lock_path(lock_file, config)
     current = lockfile.snapshot(result.prompts, target.parent)
+    scanned = [lockfile.relative(p, target.parent) for p in (list(paths) or [Path(".")])]
     failed = bool(missing or result.errors or nothing)
-    if check_only:
+    locked = None
+    if check_only or target.exists():
         try:
             locked = lockfile.read(target)
-        except lockfile.LockError as exc:
-            click.echo(f"error: {exc}", err=True)
+        except lockfile.LockError as exc:  # never overwritten unread: it may be a newer promptlint's
+            hint = "" if check_only else f" (delete {shown(target)} to write a new one)"
+            click.echo(f"error: {exc}{hint}", err=True)
             sys.exit(EXIT_ERROR)
-        stale = lockfile.stale(locked, current)
+    if check_only:
+        stale = lockfile.stale(locked, current, scanned)
         for line in stale:
             click.echo(f"{shown(target)}: {line}")
         if failed:
@@ -83,6 +88,9 @@ def lock(paths, providers, config_path, lock_file, check_only, verbose, jobs):
     if failed:  # a prompt that could not be read would drop out of the lock: write nothing
         click.echo(f"error: {shown(target)} not written: fix the errors above first", err=True)
         sys.exit(EXIT_ERROR)
-    atomic_write(target, lockfile.dumps(current))
-    click.echo(f"Wrote {shown(target)}: {len(current.prompts):,} prompt{'s' if len(current.prompts) != 1 else ''}.")
+    written = lockfile.merged(locked, current, scanned) if locked is not None else current
+    atomic_write(target, lockfile.dumps(written))
+    kept = len(written.prompts) - len(current.prompts)
+    click.echo(f"Wrote {shown(target)}: {len(current.prompts):,} prompt{'s' if len(current.prompts) != 1 else ''}"
+               + (f" (and {kept:,} kept from outside {', '.join(map(str, paths))})." if kept else "."))
     sys.exit(EXIT_CLEAN)
