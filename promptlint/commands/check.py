@@ -84,13 +84,13 @@ def _check(paths, providers, config_path, output, exit_zero, fmt, quiet, show_in
 
     select, ignore = _codes(select), _codes(ignore, "--ignore")
     groups, missing = _prepare(paths, config_path, providers)
-    result = merge_results([run_check(p, c, m, select=select or None, ignore=ignore, jobs=jobs,
-                                      cache=_cache(c, m, select, ignore, no_cache, cache_dir))
-                            for c, m, p in groups])
-    config = groups[0][0]
     if locked:
-        result.findings = sorted(result.findings + _locked_findings(groups, lock_file, select, ignore, jobs),
-                                 key=lambda f: f.sort_key())
+        result = _check_locked(groups, lock_file, select, ignore, jobs)
+    else:
+        result = merge_results([run_check(p, c, m, select=select or None, ignore=ignore, jobs=jobs,
+                                          cache=_cache(c, m, select, ignore, no_cache, cache_dir))
+                                for c, m, p in groups])
+    config = groups[0][0]
     if since_ref is not None:
         _keep_since(result, groups, paths, since_ref, jobs)
     nothing = _said(result, missing, paths, verbose)
@@ -136,30 +136,35 @@ def _keep_since(result, groups, paths, ref: str, jobs) -> None:
     result.findings = kept
 
 
-def _locked_findings(groups, lock_file, select, ignore, jobs) -> list:
-    """--locked: PL009 per prompt whose stable prefix left promptlint.lock
-    (an unreadable lock is an error, exit 2)."""
+def _check_locked(groups, lock_file, select, ignore, jobs):
+    """--locked: each group audited once, its rules run on that audit (the
+    result cache keeps findings, not the analyses the lock is compared
+    with), and PL009 per prompt whose stable prefix left promptlint.lock.
+    An unreadable lock is an error, exit 2."""
     from promptlint import lockfile
     from promptlint.audit import run_audit
     from promptlint.checks.pl009_locked_prefix_changed import RULE, locked_findings
     from promptlint.commands.lock import lock_path
-    from promptlint.lint import per_file_ignored, selected_rules
+    from promptlint.lint import merge_results, per_file_ignored, run_check, selected_rules
 
     config = groups[0][0]
-    if RULE not in {r.id for r in selected_rules(config, select or None, ignore)}:
-        return []
-    target = lock_path(lock_file, config)
-    try:
-        lock = lockfile.read(target)
-    except lockfile.LockError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_ERROR)
-    found = []
+    lock = None
+    if RULE in {r.id for r in selected_rules(config, select or None, ignore)}:
+        try:
+            lock = lockfile.read(lock_path(lock_file, config))
+        except lockfile.LockError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(EXIT_ERROR)
+    results = []
     for group_config, models, paths in groups:
         audit = run_audit(paths, group_config, models, jobs=jobs)
-        found += [f for f in locked_findings(lock, audit.prompts, target.parent)
-                  if not per_file_ignored(f, group_config)]
-    return found
+        checked = run_check(paths, group_config, models, select=select or None, ignore=ignore, audit=audit)
+        if lock is not None:
+            found = [f for f in locked_findings(lock, audit.prompts, lock_path(lock_file, config).parent)
+                     if not per_file_ignored(f, group_config)]
+            checked.findings = sorted(checked.findings + found, key=lambda f: f.sort_key())
+        results.append(checked)
+    return merge_results(results)
 
 
 def _cache(config, models, select, ignore, no_cache: bool, cache_dir: Path | None):
