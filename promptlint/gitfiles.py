@@ -60,13 +60,13 @@ def _git(top: Path | str, *args: str, stdin: bytes | None = None) -> bytes:
     return proc.stdout
 
 
-def toplevel(cwd: Path) -> Path:
-    """The top level of the repository holding `cwd`."""
+def toplevel(cwd: Path, needs: str = "--base needs one; use --compare-to with a JSON report otherwise") -> Path:
+    """The top level of the repository holding `cwd`; `needs` says, in the
+    error, what needed one."""
     try:
         out = _git(cwd, "rev-parse", "--show-toplevel")
     except GitError:
-        raise GitError(f"{cwd} is not inside a git repository (--base needs one; use --compare-to with a "
-                       f"JSON report otherwise)") from None
+        raise GitError(f"{cwd} is not inside a git repository ({needs})") from None
     return Path(out.decode("utf-8").strip()).resolve()
 
 

@@ -48,7 +48,7 @@ def since_filter(paths, groups, ref: str, jobs: int = 1) -> SinceFilter:
     """What changed since `ref`, for `keeps`; GitError for git's refusals."""
     from promptlint.commands.diff import audit_against_git
 
-    top = gitfiles.toplevel(Path.cwd().resolve())
+    top = gitfiles.toplevel(Path.cwd().resolve(), "--since compares with a revision of one")
     commit = gitfiles.resolve_commit(top, ref)
     result = SinceFilter(ref, top, gitfiles.changed_lines(top, commit))
     diff, _, _ = audit_against_git(paths, groups, commit, lint_head=False, jobs=jobs)

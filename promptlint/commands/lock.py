@@ -18,10 +18,11 @@ from promptlint.commands.options import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, _
 
 
 def lock_path(option: Path | None, config) -> Path:
-    """--lock-file, else promptlint.lock beside the config (else in the current folder)."""
+    """--lock-file, else promptlint.lock beside the config (else in the
+    current folder), relative to here when below it (as messages show it)."""
     from promptlint.lockfile import LOCK_NAME
 
-    return option if option is not None else Path(config.root) / LOCK_NAME
+    return option if option is not None else Path(shown(Path(config.root) / LOCK_NAME))
 
 
 def shown(path: Path) -> str:
@@ -86,7 +87,8 @@ def lock(paths, providers, config_path, lock_file, check_only, verbose, jobs):
         click.echo(f"{shown(target)} is up to date ({len(current.prompts):,} prompts).")
         sys.exit(EXIT_CLEAN)
     if failed:  # a prompt that could not be read would drop out of the lock: write nothing
-        click.echo(f"error: {shown(target)} not written: fix the errors above first", err=True)
+        why = "no prompt found" if nothing and not result.errors else "fix the errors above first"
+        click.echo(f"error: {shown(target)} not written: {why}", err=True)
         sys.exit(EXIT_ERROR)
     written = lockfile.merged(locked, current, scanned) if locked is not None else current
     atomic_write(target, lockfile.dumps(written))
