@@ -12,6 +12,7 @@ with `/`: the same file on every machine and Python version.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import os
@@ -101,19 +102,28 @@ def first_line_difference(locked: PrefixLock, text: str) -> int:
     return _first_chunk(_text_lines(text), locked.lines)
 
 
-def char_offset(reference, tokenizer, token: int) -> int:
-    """The reference render's character offset of token `token` (each
-    section encoded on its own, as the analysis does); its end past the last."""
-    count = 0
-    for start, end in reference.sections:
-        ids, starts = tokenizer.encode_offsets(reference.text[start:end])
-        if token < count + len(ids):
-            return start + starts[token - count]
-        count += len(ids)
-    return len(reference.text)
+class RenderTokens:
+    """The reference render's tokens with the character where each starts
+    and ends, encoded once (each section on its own, as the analysis does)."""
+
+    def __init__(self, analysis, tokenizer) -> None:
+        text = analysis.reference.text
+        self.text, self.starts, self.ends = text, [], []
+        for start, end in analysis.reference.sections:
+            _, offsets = tokenizer.encode_offsets(text[start:end])
+            self.starts += [start + o for o in offsets]
+            self.ends += [start + o for o in offsets[1:]] + ([end] if offsets else [])
+
+    def offset(self, token: int) -> int:
+        """Where token `token` starts; the text's end past the last."""
+        return self.starts[token] if token < len(self.starts) else len(self.text)
+
+    def text_before(self, token: int) -> str:
+        """The render up to token `token`: a prefix's text."""
+        return self.text[:self.offset(token)]
 
 
-def locked_length(analysis, tokenizer, scope: str) -> int:
+def locked_length(analysis, tokens: RenderTokens, scope: str) -> int:
     """The stable prefix as the lock keeps it: the analysis's stable tokens,
     cut before the slot that ends it, and before the token that touches the
     slot (BPE may merge it with what the slot renders). Two samples of a
@@ -121,25 +131,13 @@ def locked_length(analysis, tokenizer, scope: str) -> int:
     not part of the prompt's text, so not of the lock."""
     stable = analysis.stable(scope)
     breaker = analysis.scopes[scope].breaker
-    reference = analysis.reference
-    starts = [p.start for p in reference.pieces if p.part is breaker or breaker in p.slots] if breaker else []
+    if breaker is None:
+        return stable
+    starts = [p.start for p in analysis.reference.pieces
+              if p.part is breaker or any(slot is breaker for slot in p.slots)]
     if not starts:
         return stable
-    cut, count = min(starts), 0
-    for start, end in reference.sections:
-        if start >= cut:
-            break
-        ids, offsets = tokenizer.encode_offsets(reference.text[start:end])
-        ends = offsets[1:] + [end - start]
-        count += sum(1 for e in ends if start + e < cut)  # a token that reaches the slot may merge with it
-        if end > cut:
-            break
-    return min(stable, count)
-
-
-def stable_text(analysis, tokenizer, tokens: int) -> str:
-    """The stable prefix's text: the reference render up to its `tokens`-th token."""
-    return analysis.reference.text[:char_offset(analysis.reference, tokenizer, tokens)]
+    return min(stable, bisect.bisect_left(tokens.ends, min(starts)))  # tokens ending before the slot
 
 
 def relative(path: Path, root: Path) -> str:
@@ -174,12 +172,11 @@ def snapshot(prompts, root: Path) -> Lock:
     for result in prompts:
         entry = PromptLock()
         for spec, analysis in result.analyses.items():
-            tokenizer = get_tokenizer(spec)
+            tokens = RenderTokens(analysis, get_tokenizer(spec))
             entry.prefixes[spec] = {}
             for s in Scope:
-                stable = locked_length(analysis, tokenizer, s.key)
-                entry.prefixes[spec][s.key] = prefix_lock(analysis.tokens[:stable],
-                                                          stable_text(analysis, tokenizer, stable))
+                stable = locked_length(analysis, tokens, s.key)
+                entry.prefixes[spec][s.key] = prefix_lock(analysis.tokens[:stable], tokens.text_before(stable))
         for model in result.models:
             entry.cached[model.spec.key] = dict(model.cached)
         lock.prompts[prompt_id(result.template, root)] = entry

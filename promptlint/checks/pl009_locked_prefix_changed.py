@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from promptlint.checks.base import Finding, Severity
 from promptlint.ir import Scope, Span
-from promptlint.lockfile import (BLOCK, Lock, char_offset, first_line_difference, first_token_difference,
-                                 locked_length, prefix_id_of, prompt_id, stable_text)
+from promptlint.lockfile import (BLOCK, Lock, RenderTokens, first_line_difference, first_token_difference,
+                                 locked_length, prefix_id_of, prompt_id)
 
 RULE = "PL009"
 FIX = "if the change is meant, run `promptlint lock` and commit promptlint.lock with it"
@@ -41,38 +41,35 @@ def _first_change(entry, result) -> Finding | None:
         analysis = result.analyses.get(spec)
         if analysis is None:
             continue
+        tokens = RenderTokens(analysis, get_tokenizer(spec))
         for scope in Scope:
             locked = scopes.get(scope.key)
             if locked is None:
                 continue
-            stable = locked_length(analysis, get_tokenizer(spec), scope.key)
+            stable = locked_length(analysis, tokens, scope.key)
             kept = analysis.tokens[:locked.tokens]
             if stable >= locked.tokens and prefix_id_of(kept) == locked.sha256:
                 continue
-            return _finding(result, analysis, scope, locked, stable, kept, spec)
+            return _finding(analysis, tokens, scope, locked, stable, kept, spec)
     return None
 
 
-def _finding(result, analysis, scope, locked, stable, kept, spec) -> Finding:
-    from promptlint.tokenizers import get_tokenizer
-
-    tokenizer = get_tokenizer(spec)
+def _finding(analysis, tokens: RenderTokens, scope, locked, stable, kept, spec) -> Finding:
     where = scope.key if scope is not Scope.GLOBAL else "shared by all users"
     if len(kept) == locked.tokens and prefix_id_of(kept) == locked.sha256:
         # the text is as locked, but a slot inside it now varies at this scope
         breaker = analysis.scopes[scope.key].breaker
         span = breaker.span if breaker is not None and breaker.span is not None else \
-            _source_at(analysis, char_offset(analysis.reference, tokenizer, stable))
+            _source_at(analysis, tokens.offset(stable))
         what = f"`{breaker.label}` now varies" if breaker is not None else "a slot in it now varies"
         message = (f"stable prefix ({where}) shrank from {locked.tokens:,} to {stable:,} tokens against "
                    f"promptlint.lock ({spec}): {what} at token {stable:,}")
         return Finding(RULE, Severity.ERROR, message, span, tokens=locked.tokens - stable, fix=FIX,
                        summary=f"stable prefix shrank from {locked.tokens:,} to {stable:,} tokens")
     at = first_token_difference(locked, analysis.tokens)
-    text = analysis.reference.text
-    line = first_line_difference(locked, stable_text(analysis, tokenizer, locked.tokens))
-    starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
-    offset = max(starts[min(line, len(starts) - 1)], char_offset(analysis.reference, tokenizer, at))
+    lines = tokens.text_before(locked.tokens).splitlines(keepends=True)
+    line_start = sum(map(len, lines[:first_line_difference(locked, "".join(lines))]))
+    offset = max(line_start, tokens.offset(at))  # the first line that differs, past the last block that agrees
     message = (f"stable prefix ({where}) differs from promptlint.lock ({spec}) from token {at:,} (within "
                f"{BLOCK} tokens): {locked.tokens:,} tokens were locked, {stable:,} are stable now")
     return Finding(RULE, Severity.ERROR, message, _source_at(analysis, offset), tokens=max(0, locked.tokens - at),
