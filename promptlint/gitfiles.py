@@ -144,6 +144,18 @@ def renames(top: Path, commit: str) -> dict[str, str]:
     return moved
 
 
+def repo_path(display: str, cwd: Path, top: Path) -> str:
+    """A reported path (relative to `cwd`, or absolute) relative to `top`
+    with `/`; as given when it lies outside."""
+    p = Path(display)
+    if not p.is_absolute():
+        p = cwd / p
+    try:
+        return Path(os.path.normpath(p)).relative_to(top).as_posix()
+    except ValueError:
+        return display
+
+
 ALL_LINES = None  # a file git does not know at the revision (new, untracked): every line is new
 
 

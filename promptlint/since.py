@@ -11,7 +11,6 @@ stable prefixes of both sides come from `promptlint diff`'s audit of REF
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,13 +25,7 @@ class SinceFilter:
     shrank: set[tuple[str, str]] = field(default_factory=set)  # (repo path, prompt name)
 
     def repo_path(self, display: str) -> str:
-        path = Path(display)
-        if not path.is_absolute():
-            path = Path.cwd() / path
-        try:
-            return Path(os.path.normpath(path)).relative_to(self.top).as_posix()
-        except ValueError:
-            return display
+        return gitfiles.repo_path(display, Path.cwd(), self.top)
 
     def keeps(self, finding) -> bool:
         where = self.repo_path(finding.path)

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import click
 
+from promptlint import gitfiles
 from promptlint.commands.options import _jobs
 
 EXIT_CLEAN, EXIT_INCREASE, EXIT_ERROR = 0, 1, 2
@@ -109,22 +110,10 @@ def _rebase(report: dict, fix) -> dict:
     return report
 
 
-def _repo_path(display: str, cwd: Path, top: Path) -> str:
-    """A reported path (relative to `cwd`, or absolute) relative to `top`."""
-    p = Path(display)
-    if not p.is_absolute():
-        p = cwd / p
-    try:
-        return Path(os.path.normpath(p)).relative_to(top).as_posix()
-    except ValueError:
-        return display
-
-
 def audit_against_git(paths, groups, ref: str, lint_head: bool, jobs: int = 1):
     """The diff of the working tree against git revision `ref`: (Diff, the
     working tree's input errors, whether a path was missing on both sides).
     `lint_head`: also lint both sides and compare their findings."""
-    from promptlint import gitfiles
     from promptlint.diff import compare, finding_records
 
     cwd = Path.cwd().resolve()
@@ -181,12 +170,12 @@ def audit_against_git(paths, groups, ref: str, lint_head: bool, jobs: int = 1):
         def scrub(message: str) -> str:  # a path outside the working folder is shown absolute
             return message.replace(str(tree) + os.sep, "")
 
-        _rebase(base_report, lambda d: _repo_path(d, tree / cwd_rel, tree))
-        _rebase(head_report, lambda d: _repo_path(d, cwd, top))
+        _rebase(base_report, lambda d: gitfiles.repo_path(d, tree / cwd_rel, tree))
+        _rebase(head_report, lambda d: gitfiles.repo_path(d, cwd, top))
         base_records = head_records = None  # findings are compared only where both sides were linted
         if lint_head:
-            base_records = finding_records(base_findings, lambda d: _repo_path(d, tree / cwd_rel, tree), scrub)
-            head_records = finding_records(head_findings, lambda d: _repo_path(d, cwd, top))
+            base_records = finding_records(base_findings, lambda d: gitfiles.repo_path(d, tree / cwd_rel, tree), scrub)
+            head_records = finding_records(head_findings, lambda d: gitfiles.repo_path(d, cwd, top))
     diff = compare(base_report, head_report, base_label=f"{ref} ({commit[:7]})", base_kind="git",
                    renames=renames, base_findings=base_records, head_findings=head_records, base_commit=commit)
     return diff, head_errors, bool(missing)
