@@ -13,6 +13,7 @@ from promptlint import catalogue
 from promptlint import stdin_text
 from promptlint.checks.base import Finding
 from promptlint.checks.pl007_unused_suppression import RULE as UNUSED_SUPPRESSION, unused_suppressions
+from promptlint.checks.pl009_locked_prefix_changed import RULE as LOCKED_PREFIX
 from promptlint.config import Config
 from promptlint.discover import Candidate, find_candidates
 from promptlint.ir import SourceError, SourceFile
@@ -59,11 +60,13 @@ def per_file_ignored(finding: Finding, config: Config) -> bool:
 
 def run_check(paths: list[Path], config: Config, models, select=None, ignore=None,
               audit: AuditResult | None = None, cache: "ResultCache | bool | None" = None,
-              display_root: Path | None = None, jobs: int = 1) -> CheckResult:
+              display_root: Path | None = None, jobs: int = 1, locked=None) -> CheckResult:
     """`audit`: the run_audit result for these paths when the caller has it
     already (`promptlint diff` audits and lints each side once). `cache`:
     a ResultCache, or True for the default one (see result_cache). `jobs`:
-    processes to analyse the files in (0: one per core)."""
+    processes to analyse the files in (0: one per core). `locked`: (the
+    lock, its folder) to compare the audit's prompts with (PL009, `check
+    --locked`); its findings are suppressed and ignored as any other."""
     rules = selected_rules(config, select, ignore)
     findings: list[Finding] = []
     files: dict[str, SourceFile] = {}
@@ -102,10 +105,17 @@ def run_check(paths: list[Path], config: Config, models, select=None, ignore=Non
         if cache and candidates:
             result.notes.append(f"result cache: {cache.hits:,} of {len(candidates):,} files unchanged since an "
                                 f"earlier run, reused ({cache.folder})")
-    findings = [f for f in _one_per_place(findings) if not per_file_ignored(f, config)]
+    rule_ids = {r.id for r in rules}
+    findings = _one_per_place(findings)
+    if locked is not None and audit is not None and LOCKED_PREFIX in rule_ids:
+        from promptlint.checks.pl009_locked_prefix_changed import locked_findings
+
+        findings += locked_findings(locked[0], audit.prompts, locked[1])  # one per prompt: each has its entry
+    elif LOCKED_PREFIX in rule_ids:
+        rule_ids.discard(LOCKED_PREFIX)  # no lock to compare with: its suppressions are not "unused"
+    findings = [f for f in findings if not per_file_ignored(f, config)]
     kept, suppressed, directives = suppress.apply(findings, files)
     result.suppressed = len(suppressed)
-    rule_ids = {r.id for r in rules}
     if UNUSED_SUPPRESSION in rule_ids:
         kept.extend(f for f in unused_suppressions(directives, rule_ids) if not per_file_ignored(f, config))
     result.findings = sorted(kept, key=Finding.sort_key)

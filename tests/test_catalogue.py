@@ -10,7 +10,6 @@ import pytest
 from promptlint import catalogue
 from promptlint import lockfile
 from promptlint.audit import run_audit, select_models
-from promptlint.checks.pl009_locked_prefix_changed import locked_findings
 from promptlint.checks import module_name
 from promptlint.config import from_table
 from promptlint.fixer import run_fix
@@ -44,10 +43,9 @@ def run_example(tmp_path: Path, example):
         path = _write(tmp_path, example, example.locked, example.locked_files or example.files)
         lock = lockfile.snapshot(run_audit([path], config, models).prompts, tmp_path)
     path = _write(tmp_path, example, example.code, example.files)
-    result = run_check([path], config, models)
-    if lock is not None:
-        result.findings += locked_findings(lock, run_audit([path], config, models).prompts, tmp_path)
-    return result
+    if lock is None:
+        return run_check([path], config, models)
+    return run_check([path], config, models, audit=run_audit([path], config, models), locked=(lock, tmp_path))
 
 
 @pytest.mark.parametrize("rule,example", EXAMPLES)

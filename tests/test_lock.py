@@ -159,3 +159,12 @@ def test_an_unreadable_lock_is_never_overwritten(repo):
     result = run(repo, "lock", "prompts")
     assert result.returncode == 2 and "(delete promptlint.lock to write a new one)" in result.stderr
     assert (repo / "promptlint.lock").read_text() == "version = 9\n"
+
+
+def test_a_suppression_comment_silences_pl009_and_is_not_unused_without_the_lock(repo):
+    (repo / "prompts" / "faq.j2").write_text("{# promptlint: ignore[PL009] #}\n" + SCOPE + INTRO
+                                             + "Question: {{ question }}\n")
+    locked = run(repo, "check", "--locked", "--no-cache", "prompts")
+    assert locked.returncode == 0 and pl009(locked) == [] and "(1 suppressed)" in locked.stdout
+    plain = run(repo, "check", "--no-cache", "prompts")
+    assert plain.returncode == 0 and "PL007" not in plain.stdout

@@ -1,23 +1,24 @@
 """PL009: a prompt's stable prefix differs from promptlint.lock. It compares
 a whole audit with the lock, so `check --locked` calls `locked_findings`
 instead of a per-prompt `check` (without --locked the rule has nothing to
-compare with)."""
+compare with). The lock's code is imported only then: `check` without
+--locked loads this module just for its id."""
 
 from __future__ import annotations
 
 from promptlint.checks.base import Finding, Severity
 from promptlint.ir import Scope, Span
-from promptlint.lockfile import (BLOCK, Lock, RenderTokens, first_line_difference, first_token_difference,
-                                 locked_length, prefix_id_of, prompt_id)
 
 RULE = "PL009"
 FIX = "if the change is meant, run `promptlint lock` and commit promptlint.lock with it"
 
 
-def locked_findings(lock: Lock, prompts, root) -> list[Finding]:
+def locked_findings(lock, prompts, root) -> list[Finding]:
     """One finding per prompt whose stable prefix, at the widest scope where
-    it does, shrank or changed against the lock: the first token that
-    differs and the template line it comes from."""
+    it does, shrank or changed against the lock (a lockfile.Lock): the first
+    token that differs and the template line it comes from."""
+    from promptlint.lockfile import prompt_id
+
     out = []
     for result in prompts:
         pid = prompt_id(result.template, root)
@@ -35,6 +36,7 @@ def locked_findings(lock: Lock, prompts, root) -> list[Finding]:
 
 
 def _first_change(entry, result) -> Finding | None:
+    from promptlint.lockfile import RenderTokens, locked_length, prefix_id_of
     from promptlint.tokenizers import get_tokenizer
 
     for spec, scopes in sorted(entry.prefixes.items()):
@@ -54,7 +56,9 @@ def _first_change(entry, result) -> Finding | None:
     return None
 
 
-def _finding(analysis, tokens: RenderTokens, scope, locked, stable, kept, spec) -> Finding:
+def _finding(analysis, tokens, scope, locked, stable, kept, spec) -> Finding:
+    from promptlint.lockfile import BLOCK, first_line_difference, first_token_difference, prefix_id_of
+
     where = scope.key if scope is not Scope.GLOBAL else "shared by all users"
     if len(kept) == locked.tokens and prefix_id_of(kept) == locked.sha256:
         # the text is as locked, but a slot inside it now varies at this scope

@@ -137,33 +137,29 @@ def _keep_since(result, groups, paths, ref: str, jobs) -> None:
 
 
 def _check_locked(groups, lock_file, select, ignore, jobs):
-    """--locked: each group audited once, its rules run on that audit (the
-    result cache keeps findings, not the analyses the lock is compared
-    with), and PL009 per prompt whose stable prefix left promptlint.lock.
-    An unreadable lock is an error, exit 2."""
+    """--locked: each group audited once and its rules, PL009 against
+    promptlint.lock among them, run on that audit (the result cache keeps
+    findings, not the analyses the lock is compared with). An unreadable
+    lock is an error, exit 2."""
     from promptlint import lockfile
     from promptlint.audit import run_audit
-    from promptlint.checks.pl009_locked_prefix_changed import RULE, locked_findings
+    from promptlint.checks.pl009_locked_prefix_changed import RULE
     from promptlint.commands.lock import lock_path
-    from promptlint.lint import merge_results, per_file_ignored, run_check, selected_rules
+    from promptlint.lint import merge_results, run_check, selected_rules
 
     config = groups[0][0]
-    lock = None
+    locked = None
     if RULE in {r.id for r in selected_rules(config, select or None, ignore)}:
+        target = lock_path(lock_file, config)
         try:
-            lock = lockfile.read(lock_path(lock_file, config))
+            locked = (lockfile.read(target), target.parent)
         except lockfile.LockError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(EXIT_ERROR)
     results = []
     for group_config, models, paths in groups:
-        audit = run_audit(paths, group_config, models, jobs=jobs)
-        checked = run_check(paths, group_config, models, select=select or None, ignore=ignore, audit=audit)
-        if lock is not None:
-            found = [f for f in locked_findings(lock, audit.prompts, lock_path(lock_file, config).parent)
-                     if not per_file_ignored(f, group_config)]
-            checked.findings = sorted(checked.findings + found, key=lambda f: f.sort_key())
-        results.append(checked)
+        results.append(run_check(paths, group_config, models, select=select or None, ignore=ignore,
+                                 audit=run_audit(paths, group_config, models, jobs=jobs), locked=locked))
     return merge_results(results)
 
 
