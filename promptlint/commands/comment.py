@@ -25,6 +25,7 @@ import click
 from promptlint import secrets
 from promptlint.github_api import DEFAULT_API_URL, GitHubClient, GitHubError, redact, validate_api_url
 from promptlint.report.diff_report import BELOW_THRESHOLD
+from promptlint.report.words import plural
 
 EXIT_ERROR = 2
 DEFAULT_MARKER = "<!-- promptlint-report -->"
@@ -216,10 +217,6 @@ def _hide(client: GitHubClient, comments: list[dict]) -> int:
     return hidden
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if n != 1 else ''}"
-
-
 def _withdraw(client: GitHubClient, owner: str, name: str, pr: int, body: str, behavior: str,
               marker: str, slug: str) -> str:
     """A change under the thresholds: no comment, and none left from earlier pushes."""
@@ -228,10 +225,10 @@ def _withdraw(client: GitHubClient, owner: str, name: str, pr: int, body: str, b
     marked = _marked(client, owner, name, pr, marker)
     if behavior == "hide-and-new":
         hidden = _hide(client, marked)
-        return f"No comment posted on {slug}: the change is under the thresholds; hid {_plural(hidden, 'earlier comment')}."
+        return f"No comment posted on {slug}: the change is under the thresholds; hid {plural(hidden, 'earlier comment')}."
     _delete(client, owner, name, marked)
     return (f"No comment posted on {slug}: the change is under the thresholds; deleted "
-            f"{_plural(len(marked), 'earlier comment')}.")
+            f"{plural(len(marked), 'earlier comment')}.")
 
 
 def _apply(client: GitHubClient, owner: str, name: str, pr: int, body: str, behavior: str,
@@ -244,12 +241,12 @@ def _apply(client: GitHubClient, owner: str, name: str, pr: int, body: str, beha
     if behavior == "hide-and-new":
         hidden = _hide(client, marked)
         made = client.create_issue_comment(owner, name, pr, body)
-        said = f"Hid {_plural(hidden, 'old comment')} and created" if hidden else "Created"
+        said = f"Hid {plural(hidden, 'old comment')} and created" if hidden else "Created"
         return f"{said} a new comment on {slug}: {_where(made)}"
     if behavior == "delete-and-new":
         _delete(client, owner, name, marked)
         made = client.create_issue_comment(owner, name, pr, body)
-        gone = f"Deleted {len(marked)} old comment{'s' if len(marked) != 1 else ''} and created" \
+        gone = f"Deleted {plural(len(marked), 'old comment')} and created" \
             if marked else "Created"
         return f"{gone} a new comment on {slug}: {_where(made)}"
 

@@ -59,6 +59,7 @@ def lock(paths, providers, config_path, lock_file, check_only, verbose, jobs):
     written again and the other entries kept."""
     from promptlint import lockfile
     from promptlint.fsutil import atomic_write
+    from promptlint.report.words import plural
 
     result, config, missing = audit_for_lock(paths, config_path, providers, jobs)
     nothing = _said(result, missing, paths, verbose)
@@ -81,7 +82,7 @@ def lock(paths, providers, config_path, lock_file, check_only, verbose, jobs):
         if failed:
             sys.exit(EXIT_ERROR)
         if stale:
-            click.echo(f"{shown(target)} is out of date for {len(stale):,} prompt{'s' if len(stale) != 1 else ''}: "
+            click.echo(f"{shown(target)} is out of date for {plural(len(stale), 'prompt')}: "
                        "run `promptlint lock`.")
             sys.exit(EXIT_FINDINGS)
         click.echo(f"{shown(target)} is up to date ({len(current.prompts):,} prompts).")
@@ -93,6 +94,6 @@ def lock(paths, providers, config_path, lock_file, check_only, verbose, jobs):
     written = lockfile.merged(locked, current, scanned) if locked is not None else current
     atomic_write(target, lockfile.dumps(written))
     kept = len(written.prompts) - len(current.prompts)
-    click.echo(f"Wrote {shown(target)}: {len(current.prompts):,} prompt{'s' if len(current.prompts) != 1 else ''}"
+    click.echo(f"Wrote {shown(target)}: {plural(len(current.prompts), 'prompt')}"
                + (f" (and {kept:,} kept from outside {', '.join(map(str, paths))})." if kept else "."))
     sys.exit(EXIT_CLEAN)

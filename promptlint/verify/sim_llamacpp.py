@@ -29,6 +29,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from promptlint.analysis.prefix import common_prefix
+from promptlint.report.words import plural
 from promptlint.verify.blocks import CacheStats
 
 NO_MATCH = -1  # a generated token: its id is unknown, so it matches no prompt token
@@ -47,7 +48,7 @@ class ServerArgs:
     ctx: int = 0  # -c: the prompt cache's token limit (0: the model's)
 
     def describe(self) -> str:
-        parts = [f"{self.slots} slot{'s' if self.slots != 1 else ''}" + (", unified KV" if self.kv_unified else "")]
+        parts = [plural(self.slots, "slot") + (", unified KV" if self.kv_unified else "")]
         parts.append(f"slot similarity {self.slot_similarity:g}" if self.slot_similarity else "slots by LRU only")
         if self.cache_ram_mib:
             limit = "no byte limit" if self.cache_ram_mib < 0 else f"{self.cache_ram_mib:,} MiB"
