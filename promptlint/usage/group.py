@@ -117,8 +117,17 @@ def static_text(template: PromptTemplate) -> StaticText:
     return StaticText(tuple(seen), tuple(seen.values()))
 
 
-def _request_text(messages: Sequence[dict]) -> str:
+def request_text(messages: Sequence[dict]) -> str:
+    """A request as promptlint reads hosted prompts: its messages' text
+    joined by newlines (a hosted model's own chat format is not public)."""
     return "\n".join(str(m.get("content") or "") for m in messages)
+
+
+def tokens_before(tokenizer, messages: Sequence[dict], index: int, offset: int) -> int:
+    """Tokens of the request text (`request_text`) before character
+    `offset` of message `index`."""
+    text = request_text(messages[:index]) + ("\n" if index else "")
+    return len(tokenizer.encode(text + str(messages[index].get("content") or "")[:offset]))
 
 
 def _found(static: StaticText, text: str, lines: set[str]) -> int:
@@ -133,7 +142,7 @@ def match_template(messages: Sequence[dict], templates: Sequence[PromptTemplate]
     the same order) saves recomputing them per request."""
     if statics is None:
         statics = [static_text(t) for t in templates]
-    text = _request_text(messages)
+    text = request_text(messages)
     lines = {line.strip() for line in text.split("\n")}
     best: tuple[int, float] | None = None
     chosen = None

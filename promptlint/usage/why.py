@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from promptlint.analysis.prefix import common_prefix
 from promptlint.ir import Part, PromptTemplate, Slot, SlotKind, Text
+from promptlint.usage.group import tokens_before
 from promptlint.usage.parse import UsageRecord
 
 EXAMPLES = 3  # kept per cause
@@ -182,9 +183,7 @@ class MissTracer:
         tokenizer = self._tokenizers[spec.tokenizer]
         if tokenizer is None:
             return None
-        text = "\n".join(str(m.get("content") or "") for m in messages[:index])
-        text += ("\n" if index else "") + str(messages[index].get("content") or "")[:offset]
-        return len(tokenizer.encode(text))
+        return tokens_before(tokenizer, messages, index, offset)
 
     def _count(self, key: int, cause: tuple, miss: Miss) -> None:
         causes = self._causes.setdefault(key, {})

@@ -26,7 +26,8 @@ from promptlint.verify.blocks import CacheStats
 
 class HostedTokens:
     """The provider table's tokenizer for a model, on the messages' text
-    joined by newlines; `break_tokens` places cache_control marks."""
+    joined by newlines (usage.group.request_text, as the usage reader reads
+    them); `offsets` places cache_control marks."""
 
     def __init__(self, spec) -> None:
         from promptlint.tokenizers import get_tokenizer
@@ -37,19 +38,18 @@ class HostedTokens:
 
     @staticmethod
     def chat_text(messages) -> str:
-        return "\n".join(m["content"] for m in messages)
+        from promptlint.usage.group import request_text
+
+        return request_text(messages)
 
     def encode(self, text: str) -> list[int]:
         return list(self.tokenizer.encode(text))
 
     def offsets(self, messages, marks) -> list[int]:
         """Token counts of the text up to each (message, character) mark."""
-        out = []
-        for index, offset in marks:
-            text = "\n".join(m["content"] for m in messages[:index])
-            text += ("\n" if index else "") + messages[index]["content"][:offset]
-            out.append(len(self.tokenizer.encode(text)))
-        return out
+        from promptlint.usage.group import tokens_before
+
+        return [tokens_before(self.tokenizer, messages, index, offset) for index, offset in marks]
 
 
 class HostedEngine:
