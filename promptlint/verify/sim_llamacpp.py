@@ -74,19 +74,18 @@ def parse_server_args(text: str) -> ServerArgs:
     values. ValueError names a flag whose value is missing or malformed."""
     words = shlex.split(text)
     values: dict = {}
-    slots_given = kvu_given = False
     i = 0
     while i < len(words):
-        word, _, inline = words[i].partition("=") if words[i].startswith("--") else (words[i], "", "")
-        has_inline = "=" in words[i] and words[i].startswith("--")
+        word, inline = words[i], None
+        if word.startswith("--") and "=" in word:
+            word, inline = word.split("=", 1)
         if word in _BOOL_FLAGS:
             name, value = _BOOL_FLAGS[word]
             values[name] = value
-            kvu_given |= name == "kv_unified"
             i += 1
             continue
         if word in _INT_FLAGS or word in _FLOAT_FLAGS:
-            if has_inline:
+            if inline is not None:
                 raw = inline
             elif i + 1 < len(words):
                 raw = words[i + 1]
@@ -98,24 +97,20 @@ def parse_server_args(text: str) -> ServerArgs:
                 value = kind(raw)
             except ValueError:
                 raise ValueError(f"{word} {raw}: not {'an integer' if kind is int else 'a number'}") from None
-            name = (_INT_FLAGS | _FLOAT_FLAGS)[word]
-            values[name] = value
-            slots_given |= name == "slots"
+            values[(_INT_FLAGS | _FLOAT_FLAGS)[word]] = value
             i += 1
             continue
         # another flag: skip it, and its value when one follows
-        i += 2 if (not has_inline and i + 1 < len(words) and not words[i + 1].startswith("-")) else 1
+        i += 2 if (inline is None and i + 1 < len(words) and not words[i + 1].startswith("-")) else 1
     if values.get("slots", 1) == 0:
         raise ValueError("-np 0: a server needs at least one slot")
     if values.get("cache_reuse", 0) < 0 or values.get("ctx", 0) < 0:
         raise ValueError("--cache-reuse and -c take a count of tokens, 0 or more")
-    if slots_given and values["slots"] > 0:
-        if not kvu_given:
-            values["kv_unified"] = False
+    if values.get("slots", -1) > 0:
+        values.setdefault("kv_unified", False)
     else:  # -np not given, or -1: auto, 4 slots on a unified KV cache
         values["slots"] = 4
-        if not kvu_given:
-            values["kv_unified"] = True
+        values.setdefault("kv_unified", True)
     return ServerArgs(**values)
 
 
@@ -126,7 +121,6 @@ _ONE_PROMPT = ("llama.cpp's server reuses one prompt: the slot's it picks (by si
 
 @dataclass
 class _Slot:
-    index: int
     tokens: list = field(default_factory=list)
     last_used: int = -1
 
@@ -144,7 +138,7 @@ class LlamaServer:
         self.args = args
         self.generated = generated
         self.kv_bytes_per_token = kv_bytes_per_token
-        self.slots = [_Slot(i) for i in range(args.slots)]
+        self.slots = [_Slot() for _ in range(args.slots)]
         self.cache_on = args.cache_ram_mib != 0
         self.states: list[list] = []  # the host prompt cache, oldest first
         self.limit_tokens = self._limit()
@@ -245,8 +239,9 @@ class LlamaServer:
         self.states = [s for s in self.states if common_prefix(s, prompt) != len(s)]
         self.states.append(list(prompt))
         if self.limit_tokens is not None:
-            while self.states and sum(map(len, self.states)) > self.limit_tokens:
-                self.states.pop(0)
+            held = sum(map(len, self.states))
+            while self.states and held > self.limit_tokens:
+                held -= len(self.states.pop(0))
 
     def _load(self, current, tokens):
         """server_prompt_cache::load: a cached prompt that keeps more of
