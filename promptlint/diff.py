@@ -290,16 +290,20 @@ class Gates:
         small = bool(given) and all(value is not None and value < limit for limit, value, _, _ in given)
         quiet = ("the monthly cost change (" + ", ".join(shown for _, _, shown, _ in given) + ") is under "
                  + " and ".join(f"{name} {limit:g}" for limit, _, _, name in given)) if small else None
-        return GateVerdict(change, pct, not small, tuple(failed), quiet)
+        return GateVerdict(change, pct, tuple(failed), quiet)
 
 
 @dataclass(frozen=True)
 class GateVerdict:
     change_usd: float
     change_pct: float | None  # None: a rise from $0
-    material: bool  # at or over a --min-change-* (or none given): worth a comment
     failed: tuple[str, ...]  # each --fail-above-* passed, said
-    quiet_reason: str | None  # why there is no comment
+    quiet_reason: str | None  # why there is no comment (under every --min-change-* given)
+
+    @property
+    def material(self) -> bool:
+        """Worth a comment: at or over a --min-change-*, or none given."""
+        return self.quiet_reason is None
 
     def as_dict(self) -> dict:
         return {"change_per_month_usd": round(self.change_usd, 6), "change_pct": self.change_pct,
