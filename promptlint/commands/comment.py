@@ -225,7 +225,8 @@ def _withdraw(client: GitHubClient, owner: str, name: str, pr: int, body: str, b
     marked = _marked(client, owner, name, pr, marker)
     if behavior == "hide-and-new":
         hidden = _hide(client, marked)
-        return f"No comment posted on {slug}: the change is under the thresholds; hid {plural(hidden, 'earlier comment')}."
+        return (f"No comment posted on {slug}: the change is under the thresholds; hid "
+                f"{plural(hidden, 'earlier comment')}.")
     _delete(client, owner, name, marked)
     return (f"No comment posted on {slug}: the change is under the thresholds; deleted "
             f"{plural(len(marked), 'earlier comment')}.")

@@ -164,7 +164,8 @@ def _usage_log_path(ctx, param, value):
               help="Write the report to a file (atomically) instead of stdout.")
 def verify(paths, config_path, requests_file, usage_log, engine_kind, base_url, server_kind, api, served_model, tokenizer_path,
            api_key_env, allow_insecure_http, concurrency, timeout, retries, metrics_url, model, device, dtype,
-           chat_template, block_size, cache_blocks, hosted_model, server_args, users, sessions, per_session, cold_samples, speculate, draft, gamma,
+           chat_template, block_size, cache_blocks, hosted_model, server_args, users, sessions, per_session,
+           cold_samples, speculate, draft, gamma,
            max_new_tokens, fmt, output):
     """Replay prompts through an engine with prefix caching: measured reuse beside the audit's prediction."""
     from promptlint.verify.requests import StreamShape
@@ -184,7 +185,7 @@ def verify(paths, config_path, requests_file, usage_log, engine_kind, base_url, 
     if engine_kind == "sim":
         groups = _groups(paths, config_path, StreamShape(users, sessions, per_session), requests_file, errors)
         if hosted_model:
-            _run_hosted_sim(groups, errors, hosted_model, server_kind, fmt, output)
+            _run_hosted_sim(groups, errors, hosted_model, server_kind, paths, config_path, fmt, output)
             return
         _run_sim(groups, errors, server_kind, tokenizer_path, model, chat_template, block_size, cache_blocks,
                  server_args, max_new_tokens, fmt, output)
@@ -270,8 +271,10 @@ def _run_sim(groups, errors, server_kind, tokenizer_path, model, chat_template, 
     _finish_replay(errors, results, simulated, fmt, output)
 
 
-def _run_hosted_sim(groups, errors, name, server_kind, fmt, output):
-    """--engine sim --provider MODEL: a hosted model's caching rules."""
+def _run_hosted_sim(groups, errors, name, server_kind, paths, config_path, fmt, output):
+    """--engine sim --provider MODEL: a hosted model's caching rules, from
+    the provider table with the config's overrides (as the audit reads it)."""
+    from promptlint import config as config_mod
     from promptlint.economics.providers import load_table, resolve
     from promptlint.tokenizers import TokenizerError
     from promptlint.verify.sim import SimulatedEngine, replay_sim
@@ -280,8 +283,11 @@ def _run_hosted_sim(groups, errors, name, server_kind, fmt, output):
     if server_kind != "auto":
         _fail("--provider simulates a hosted model; --server names a serving engine: give one of them")
     try:
-        spec = resolve(name, load_table())
+        config = config_mod.load(paths[0] if paths else Path("."), config_path)
+        spec = resolve(name, load_table(config.models or None))
         sim = HostedEngine(spec, HostedTokens(spec))
+    except config_mod.ConfigError as exc:
+        _fail(str(exc))
     except (KeyError, ValueError, TokenizerError) as exc:
         _fail(f"--provider {name}: {exc}")
     simulated = SimulatedEngine(sim, sim.tokens)

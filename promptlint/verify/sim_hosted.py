@@ -73,6 +73,7 @@ class HostedEngine:
         self.stats = CacheStats()
         self.now: float = 0.0
         self.requests = self.unmarked = 0  # explicit: requests without a breakpoint past the minimum
+        self._marked: tuple = (None, [])  # the last request asked about, and its marks
 
     def describe(self) -> str:
         spec = self.spec
@@ -86,18 +87,20 @@ class HostedEngine:
         return (f"{spec.key}'s ({rule}, TTL {spec.ttl_seconds:,} s; provider table of {table_date().isoformat()})"
                 + unmarked)
 
-    def breakpoints(self, tokens, request) -> list[int]:
-        """Token positions of the request's cache_control marks."""
-        if not request.breaks:
-            return []
-        return sorted(set(self.tokens.offsets(request.messages, request.breaks)))
+    def breakpoints(self, request) -> list[int]:
+        """Token positions of the request's cache_control marks (kept for
+        the request: the prediction and the simulation both ask)."""
+        if request is not self._marked[0]:
+            marks = sorted(set(self.tokens.offsets(request.messages, request.breaks))) if request.breaks else []
+            self._marked = (request, marks)
+        return self._marked[1]
 
     def predicted(self, shared: int, tokens, request) -> int:
         """The audit's figure: `cacheable` of the prefix shared with any
         earlier request (breakpoints as the request marks them)."""
         from promptlint.economics.providers import cacheable
 
-        marks = self.breakpoints(tokens, request) if self.spec.caching == "explicit" else None
+        marks = self.breakpoints(request) if self.spec.caching == "explicit" else None
         return cacheable(self.spec, min(shared, len(tokens)), marks)
 
     def request(self, tokens, request=None):
@@ -109,13 +112,13 @@ class HostedEngine:
         if self.spec.caching == "automatic":
             reads = writes = self._grid(len(tokens))
         else:
-            marks = self.breakpoints(tokens, request) if request is not None else []
+            marks = self.breakpoints(request) if request is not None else []
             if len(marks) > self.spec.max_breakpoints:
                 self.stats.queries += len(tokens)
                 return Reuse(len(tokens), 0, rule=f"{len(marks)} cache_control breakpoints: {self.spec.key} "
                                                   f"allows {self.spec.max_breakpoints}, so the API refuses it")
             writes = [b for b in marks if b >= self.spec.min_tokens]
-            reads = self._lookback(tokens, request, writes)
+            reads = self._lookback(request, writes)
             self.unmarked += not writes
         keys = _prefix_keys(tokens, sorted(set(reads) | set(writes)), chained=self.spec.caching == "automatic")
         cached, rule = 0, ""
@@ -147,7 +150,7 @@ class HostedEngine:
             return []
         return list(range(spec.min_tokens, length + 1, max(1, spec.increment)))
 
-    def _lookback(self, tokens, request, marks) -> list[int]:
+    def _lookback(self, request, marks) -> list[int]:
         """Where a hit is read: each breakpoint, and the message boundaries
         up to lookback_blocks before it, of at least min_tokens."""
         if not marks:
@@ -156,8 +159,9 @@ class HostedEngine:
                                                        for i, m in enumerate(request.messages)])
         reads = set(marks)
         for mark in marks:
-            before = [end for end in ends if end < mark][-self.spec.lookback_blocks:] if self.spec.lookback_blocks else []
-            reads.update(end for end in before if end >= self.spec.min_tokens)
+            if self.spec.lookback_blocks:
+                before = [end for end in ends if end < mark][-self.spec.lookback_blocks:]
+                reads.update(end for end in before if end >= self.spec.min_tokens)
         return sorted(reads)
 
 
