@@ -178,13 +178,10 @@ def changed_lines(top: Path, commit: str) -> dict[str, set[int] | None]:
         elif raw.startswith(b"@@ ") and path is not None:
             new = raw.split(b" ")[2]  # +start[,count]
             start, _, count = new[1:].partition(b",")
-            n = int(count) if count else 1
-            lines = changed.get(path)
-            if lines is not ALL_LINES:
-                lines.update(range(int(start), int(start) + n))
+            changed[path].update(range(int(start), int(start) + (int(count) if count else 1)))
     added = _git(top, "diff", "--name-only", "--diff-filter=A", "-z", "--no-relative", commit, "--")
     untracked = _git(top, "ls-files", "--others", "--exclude-standard", "-z", "--full-name")
-    for name in (added + b"\0" + untracked).split(b"\0"):
+    for name in (added + b"\0" + untracked).split(b"\0"):  # whole files, after their hunks
         if name:
             changed[name.decode("utf-8", "surrogateescape")] = ALL_LINES
     return changed
